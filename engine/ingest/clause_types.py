@@ -1,0 +1,97 @@
+"""Assign clause types by rules: a heading names its subject; failing that, the wording does.
+
+The heading is the strongest evidence ("Governing Law"); the text is read for phrases
+that only that kind of clause uses ("shall be governed by the laws of"). A subclause
+with no evidence of its own takes its parent's type, since "(b)" under "Termination"
+is about termination.
+"""
+
+from __future__ import annotations
+
+import re
+
+from models.clause import ClauseKind, ClauseType
+
+T = ClauseType
+
+# Heading words -> type. Checked in order; the first match is the primary type.
+_HEADING_RULES: list[tuple[ClauseType, str]] = [
+    (T.DEFINITIONS, r"\bdefinitions?\b|\bdefined terms\b|\binterpretation\b|\bglossary\b"),
+    (T.CHANGE_OF_CONTROL, r"change (?:of|in) control|change of ownership"),
+    (T.ASSIGNMENT, r"\bassignment|\bassign\b|successors and assigns|\btransfer of (?:rights|agreement)"),
+    (T.RENEWAL, r"\brenewals?\b|\bextension of (?:the )?term"),
+    (T.TERM_TERMINATION, r"\bterminat|\bterm\b|\bduration\b|\bexpir|effect of termination"),
+    (T.LIMITATION_OF_LIABILITY, r"limitation (?:of|on) liability|limitations? of damages|\bliability\b|consequential damages|exclusion of (?:damages|liability)"),
+    (T.INDEMNIFICATION, r"indemn|hold harmless"),
+    (T.WARRANTY, r"warrant|representations"),
+    (T.CONFIDENTIALITY, r"confidential|non-?disclosure|secrecy"),
+    (T.GOVERNING_LAW, r"governing law|applicable law|choice of law|\bgoverning\b|\blaw\b"),
+    (T.DISPUTE_RESOLUTION, r"dispute|arbitration|jurisdiction|venue|mediation|jury"),
+    (T.NON_COMPETE, r"non-?compet|competition|competing|non-?solicit"),
+    (T.EXCLUSIVITY, r"exclusiv"),
+    (T.IP_OWNERSHIP, r"intellectual property|ownership|proprietary rights|\bip\b|inventions|work product|title"),
+    (T.LICENSE_GRANT, r"\blicen[cs]e|\bgrant of rights|\brights granted|sublicens"),
+    (T.AUDIT, r"audit|inspection|books and records|\brecords\b"),
+    (T.INSURANCE, r"insurance"),
+    (T.FORCE_MAJEURE, r"force majeure|acts? of god"),
+    (T.NOTICES, r"\bnotices?\b"),
+    (T.PAYMENT, r"payment|\bfees?\b|price|pricing|compensation|royalt|invoic|charges|\bcosts?\b|expenses|taxes|milestone|commission|revenue"),
+    (T.PARTIES, r"^parties$"),
+    (T.SIGNATURES, r"signature"),
+]
+
+# Text phrases -> type, each a strong signal on its own.
+_TEXT_RULES: list[tuple[ClauseType, str]] = [
+    (T.DEFINITIONS, r"[\"“‘'][A-Z][^\"”’']{0,60}[\"”’']\s*(?:shall\s+)?(?:means|has the meaning|shall have the meaning)"),
+    (T.GOVERNING_LAW, r"governed by(?:,)? (?:and (?:construed|interpreted) in accordance with(?:,)? )?(?:the )?laws? of|construed (?:and enforced )?in accordance with (?:the )?laws? of|governing law"),
+    (T.DISPUTE_RESOLUTION, r"\barbitrat|exclusive jurisdiction|submit to the (?:non-exclusive |exclusive )?jurisdiction|waive(?:s)? (?:any )?(?:right to )?(?:a )?trial by jury|\bvenue\b|mediat"),
+    (T.CHANGE_OF_CONTROL, r"change (?:of|in) control|merger|acquisition of (?:all|substantially all)|(?:sale|transfer) of (?:all or )?substantially all"),
+    (T.ASSIGNMENT, r"(?:may|shall) not (?:be )?assign|assign (?:or|and|,)? ?(?:otherwise )?transfer|without the (?:prior )?(?:written )?consent of[^.]{0,60}assign|\bassign(?:ed|ment)? (?:this|the) agreement"),
+    (T.RENEWAL, r"automatically (?:be )?renew|renewal term|successive (?:one|two|\d|\()|renew (?:this|the) agreement|auto-?renew|(?:extend|extension of) the term"),
+    (T.TERM_TERMINATION, r"terminat(?:e|ion) (?:this|the) agreement|may terminate|right to terminate|initial term|shall (?:remain|continue) in (?:full )?(?:force|effect) (?:for|until)|term of this agreement|upon (?:the )?(?:expiration|termination)"),
+    (T.LIMITATION_OF_LIABILITY, r"in no event shall[^.]{0,80}liable|shall not be liable for any (?:indirect|special|consequential|incidental)|(?:aggregate|total|maximum|cumulative) liability|liability[^.]{0,60}(?:shall not exceed|limited to|in excess of)|consequential damages"),
+    (T.INDEMNIFICATION, r"\bindemnif|hold (?:\w+ )?harmless|defend, indemnify"),
+    (T.WARRANTY, r"represents and warrants|warrants that|warranty|disclaims? (?:all|any) (?:other )?warrant|as is"),
+    (T.CONFIDENTIALITY, r"confidential information|keep (?:\w+ )?confidential|shall not disclose|non-?disclosure|proprietary information"),
+    (T.NON_COMPETE, r"shall not[^.]{0,80}compet|non-?compet|not (?:to )?(?:directly or indirectly )?(?:engage in|carry on) (?:any )?business|solicit"),
+    (T.EXCLUSIVITY, r"exclusive (?:distributor|supplier|provider|right|basis|dealer|agent|reseller|relationship)|exclusively (?:from|to|with)|sole and exclusive|shall not[^.]{0,60}(?:purchase|obtain|buy)[^.]{0,40}from any (?:other|third)"),
+    (T.IP_OWNERSHIP, r"(?:shall|will) (?:be|remain|become) the (?:sole and )?(?:exclusive )?property of|all right, title and interest|intellectual property rights? (?:in|to)[^.]{0,40}(?:own|vest)|hereby assigns?|work(?:s)? made for hire|shall own"),
+    (T.LICENSE_GRANT, r"hereby grants?[^.]{0,120}licen[cs]e|(?:non-?exclusive|exclusive|royalty-free|perpetual|irrevocable|limited)[^.]{0,40}licen[cs]e|right to (?:use|reproduce|sublicense)"),
+    (T.AUDIT, r"\baudit|inspect (?:the )?(?:books|records|facilities|premises)|books and records|right to (?:examine|inspect)|access to (?:its )?(?:books|records)"),
+    (T.INSURANCE, r"\binsurance\b|insured|\bpolicies of insurance|coverage (?:of|in an amount)"),
+    (T.FORCE_MAJEURE, r"force majeure|acts? of god|beyond (?:its|their|the) (?:reasonable )?control"),
+    (T.NOTICES, r"notices? (?:shall|required|hereunder|under this agreement)[^.]{0,80}(?:in writing|delivered|sent|given)|(?:certified|registered) mail|overnight courier|(?:addressed|sent) to[^.]{0,20}at the (?:following )?address"),
+    (T.PAYMENT, r"shall pay|payable|invoice|\bfees?\b|purchase price|royalt|net sales|within \w+ \(\d+\) days (?:of|after) (?:receipt|the date) of (?:the )?invoice|\$\s?\d|compensation|commission"),
+]
+
+_HEADING_PATTERNS = [(t, re.compile(p, re.IGNORECASE)) for t, p in _HEADING_RULES]
+_TEXT_PATTERNS = [(t, re.compile(p, re.IGNORECASE)) for t, p in _TEXT_RULES]
+_KIND_TYPES = {
+    ClauseKind.SIGNATURES: T.SIGNATURES,
+    ClauseKind.RECITALS: T.OTHER,
+    ClauseKind.TOC: T.OTHER,
+}
+
+
+def classify(
+    heading: str, text: str, kind: ClauseKind, parent_type: ClauseType | None
+) -> tuple[ClauseType, list[ClauseType]]:
+    """The primary type of a clause and every type the rules found in it."""
+    if kind in _KIND_TYPES:
+        return _KIND_TYPES[kind], []
+    from_heading = [t for t, pattern in _HEADING_PATTERNS if heading and pattern.search(heading)]
+    body = text[:2500]
+    hits = {t: len(pattern.findall(body)) for t, pattern in _TEXT_PATTERNS}
+    from_text = sorted((t for t, n in hits.items() if n), key=lambda t: -hits[t])
+    topics = list(dict.fromkeys(from_heading + from_text))
+    if kind is ClauseKind.PREAMBLE:
+        return T.PARTIES, topics
+    if from_heading:
+        return from_heading[0], topics
+    if parent_type is not None and parent_type not in (T.OTHER, T.PARTIES, T.SIGNATURES):
+        # a subclause continues its parent's subject unless its own words clearly differ
+        if not from_text or hits[from_text[0]] < 2 or parent_type in from_text:
+            return parent_type, topics
+    if from_text:
+        return from_text[0], topics
+    return T.OTHER, topics

@@ -1,0 +1,170 @@
+"""Find defined terms and where they are used.
+
+A term is defined by a quoted, capitalised phrase in one of two forms:
+  - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
+    refers to (with chains: "Control", "Controls" or "Controlled by" means ...)
+  - inline: (the "X"), (hereinafter "X"), ("X"), each a "X", together the "X",
+    referred to as "X", known as the "X"
+Straight, curly and single quotes all count; "includes" never defines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_OPEN = "\"“‘'`"
+_CLOSE = "\"”’'"
+_QUOTED = rf"[{_OPEN}](?P<term{{n}}>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}?(?:\n[^{_OPEN}{_CLOSE}\n]{{1,60}}?){{0,3}})[{_CLOSE}]"
+
+
+def _quoted(n: int) -> str:
+    return _QUOTED.replace("{n}", str(n))
+
+
+_VERB = (
+    r"(?:shall\s+mean|means|mean|will\s+mean|shall\s+have\s+the\s+(?:respective\s+)?meanings?|"
+    r"has\s+the\s+(?:respective\s+)?meanings?|have\s+the\s+(?:respective\s+)?meanings?|"
+    r"(?:is|are|shall\s+be)\s+defined\s+as|(?:shall\s+)?refers?\s+to|shall\s+refer\s+to)\b"
+)
+_JOIN = r"\s*(?:,\s*)?(?:(?:or|and|and/or)\s+)?(?:the\s+)?"
+# "X" [, "Y" or "Z"] [(optional aside)] means ...
+_MEANS = re.compile(
+    rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}})"
+    rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*(?:shall\s+|will\s+)?(?:{_VERB}|:)",
+)
+_INLINE_LEAD = (
+    r"(?:the\s+|each\s+(?:a|an)\s+|individually\s*,?\s+(?:a|an)\s+|collectively\s*,?\s+(?:the\s+)?|"
+    r"together\s*,?\s+(?:the\s+)?|hereinafter\s+(?:referred\s+to\s+as\s+|called\s+)?(?:the\s+)?|"
+    r"referred\s+to\s+(?:herein\s+|hereinafter\s+)?as\s+(?:the\s+)?|herein\s*,?\s+|as\s+(?:the\s+)?|a\s+|an\s+)?"
+)
+# (the "X") or ("X" or "Y") -- the whole parenthesis is the definition
+_PARENTHESISED = re.compile(
+    rf"\(\s*{_INLINE_LEAD}{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}})\s*[,;]?\s*(?:[^()]{{0,40}})?\)",
+)
+# each a "Party", together the "Parties", referred to as "Licensee", known as the "Parties"
+_LEAD_PHRASE = re.compile(
+    rf"\b(?:each\s*,?\s+(?:a|an)|individually\s*,?\s+(?:a|an)|together\s*,?\s+(?:the)?|collectively\s*,?\s+(?:the)?|"
+    rf"hereinafter\s+(?:referred\s+to\s+as|called)?\s*(?:the)?|referred\s+to\s+(?:herein\s+|hereinafter\s+)?as\s+(?:the)?|"
+    rf"known\s+(?:together\s+|collectively\s+)?as\s+(?:the)?|treat\s+this\s+as\s+(?:a|an|the)?)\s*{_quoted(0)}",
+    re.IGNORECASE,
+)
+# (the Purpose), (the Confidential Information): capitalised words in brackets, unquoted
+_UNQUOTED_PARENTHESISED = re.compile(
+    r"\((?:the|each\s+a|together\s+the|collectively\s+the)\s+(?P<term0>[A-Z][\w-]*(?:\s+(?:of\s+|for\s+|and\s+)?[A-Z][\w-]*){0,4})\)"
+)
+# A glossary row: the quoted term opens the line and its meaning follows, no verb.
+_GLOSSARY_ROW = re.compile(
+    rf"(?m)^\s*{_quoted(0)}\s*(?::\s*|[-–—]\s*)?(?=[A-Z(\[●•])"
+)
+_GLOSSARY_CUE = re.compile(
+    r"definitions?|defined\s+terms|glossary|interpretation|following\s+(?:expressions|terms|words)"
+    r"|(?:have|has|shall\s+have)\s+the\s+(?:following|respective)\s+(?:interpreted\s+)?meanings?",
+    re.IGNORECASE,
+)
+_MORE_TERMS = re.compile(rf"[{_OPEN}]([A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
+_MAX_TERM_WORDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class FoundDefinition:
+    term: str
+    start: int  # offset of the term in the text searched
+    explicit: bool  # "X" means ... rather than an inline (the "X")
+
+
+def normalise_term(raw: str) -> str | None:
+    """'Confidential\\nInformation,' -> 'Confidential Information'; None if not a term."""
+    term = " ".join(raw.split()).strip(" ,.;:")
+    if term.lower().startswith("the "):
+        term = term[4:]
+    term = re.sub(r"\(s\)$", "", term).strip()
+    if not term or not (term[0].isupper() or term[0].isdigit()):
+        return None
+    words = term.split()
+    if len(words) > _MAX_TERM_WORDS or not any(c.isalpha() for c in term):
+        return None
+    if term.isdigit() or len(term) < 2:
+        return None
+    return term
+
+
+def is_glossary(heading: str, text: str) -> bool:
+    """Does this clause open a table of definitions, where rows need no verb?"""
+    return bool(_GLOSSARY_CUE.search(heading) or _GLOSSARY_CUE.search(text[:400]))
+
+
+def find_definitions(text: str, glossary: bool = False) -> list[FoundDefinition]:
+    """Every term defined in `text`, in order of appearance.
+
+    In a glossary (see is_glossary) a quoted term at the start of a line defines itself.
+    """
+    found: dict[str, FoundDefinition] = {}
+
+    def add(raw: str, start: int, explicit: bool) -> None:
+        term = normalise_term(raw)
+        if term and (term not in found or (explicit and not found[term].explicit)):
+            found[term] = FoundDefinition(term, start, explicit)
+
+    patterns = [(_MEANS, True), (_PARENTHESISED, False), (_LEAD_PHRASE, False), (_UNQUOTED_PARENTHESISED, False)]
+    if glossary:
+        patterns.insert(1, (_GLOSSARY_ROW, True))
+    for pattern, explicit in patterns:
+        for match in pattern.finditer(text):
+            add(match.group("term0"), match.start("term0"), explicit)
+            more = match.groupdict().get("more") or ""
+            for extra in _MORE_TERMS.finditer(more):
+                add(extra.group(1), match.start("more") + extra.start(1), explicit)
+    return sorted(found.values(), key=lambda d: d.start)
+
+
+class TermMatcher:
+    """Finds uses of defined terms: whole word, capitalised as defined, plurals allowed."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self._forms: dict[str, str] = {}
+        for term in terms:
+            self._forms[_spaced(term)] = term
+        if not terms:
+            self._pattern = None
+            return
+        alternatives = sorted({_term_pattern(t) for t in terms}, key=len, reverse=True)
+        self._pattern = re.compile(
+            r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?:s|es|['’]s)?(?![\w-])"
+        )
+
+    def terms_in(self, text: str) -> list[str]:
+        """The defined terms used in `text`, each once, in order of first use."""
+        if self._pattern is None:
+            return []
+        used: dict[str, None] = {}
+        for match in self._pattern.finditer(text):
+            term = self._lookup(match.group(0))
+            if term is not None:
+                used.setdefault(term, None)
+        return list(used)
+
+    def _lookup(self, matched: str) -> str | None:
+        form = _spaced(matched)
+        for candidate in (
+            form,
+            re.sub(r"['’]s$", "", form),
+            form[:-1] if form.endswith("s") else None,
+            form[:-2] if form.endswith("es") else None,
+            form[:-3] + "y" if form.endswith("ies") else None,
+        ):
+            if candidate and candidate in self._forms:
+                return self._forms[candidate]
+        return None
+
+
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _term_pattern(term: str) -> str:
+    words = [re.escape(w) for w in term.split()]
+    if term.endswith("y") and len(term) > 2:
+        last = re.escape(term.split()[-1][:-1])
+        words[-1] = f"(?:{words[-1]}|{last}ies)"
+    return r"\s+".join(words)

@@ -1,0 +1,177 @@
+"""Recognise the numbering marker at the start of a line: "ARTICLE IV", "4.2.1", "(b)", "Schedule A".
+
+A marker says what kind of heading a line could be; whether it really starts a clause is
+decided by the segmenter, which knows the numbering so far.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Style(StrEnum):
+    ARTICLE = "article"  # ARTICLE IV / Article 4
+    SECTION = "section"  # Section 4.2 / SECTION 5 / Clause 7
+    DECIMAL = "decimal"  # 4.2 / 4.2.1.3 / 1.38.
+    NUMBER = "number"  # 1. / 12.
+    PAREN_LOWER = "paren_lower"  # (a)
+    PAREN_ROMAN = "paren_roman"  # (iv)
+    PAREN_UPPER = "paren_upper"  # (A)
+    PAREN_UPPER_ROMAN = "paren_upper_roman"  # (IV)
+    PAREN_NUMBER = "paren_number"  # (1)
+    LETTER_DOT = "letter_dot"  # A. / a) / a.
+    ROMAN_DOT = "roman_dot"  # iv. / IV.
+    SCHEDULE = "schedule"  # Schedule A / Exhibit B / Annex 1 / Appendix
+
+
+#: Styles whose numbers nest by dots, so "4.2.1" names its own parent "4.2".
+DOTTED_STYLES = frozenset({Style.ARTICLE, Style.SECTION, Style.DECIMAL, Style.NUMBER})
+#: Styles of enumerated list items, which nest by context.
+LIST_STYLES = frozenset(
+    {
+        Style.PAREN_LOWER,
+        Style.PAREN_ROMAN,
+        Style.PAREN_UPPER,
+        Style.PAREN_UPPER_ROMAN,
+        Style.PAREN_NUMBER,
+        Style.LETTER_DOT,
+        Style.ROMAN_DOT,
+    }
+)
+
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+_ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+
+
+def roman_value(numeral: str) -> int | None:
+    """The value of a well-formed Roman numeral, or None."""
+    numeral = numeral.lower()
+    if not numeral or not _ROMAN.match(numeral):
+        return None
+    total = 0
+    for current, following in zip(numeral, numeral[1:] + " "):
+        value = _ROMAN_VALUES[current]
+        total += -value if following != " " and _ROMAN_VALUES[following] > value else value
+    return total
+
+
+def letter_value(letters: str) -> int:
+    """a=1 ... z=26, aa=27 (lists that run past z double the letter)."""
+    letters = letters.lower()
+    if len(letters) == 2 and letters[0] == letters[1]:
+        return 26 + ord(letters[0]) - ord("a") + 1
+    return ord(letters[0]) - ord("a") + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A numbering marker found at the start of a line."""
+
+    style: Style
+    label: str  # as printed, without brackets or trailing period: "IV", "4.2", "b", "A"
+    value: int  # position within its list: (b) -> 2, (iv) -> 4, 4.2 -> 2
+    key: tuple[int, ...]  # dotted path for dotted styles: 4.2.1 -> (4, 2, 1)
+    rest: str  # the text after the marker on the same line
+    word: str = ""  # "Article", "Schedule", "Exhibit", ... for worded markers
+    alternative: Marker | None = None  # "(i)" may be the letter i or the numeral one
+
+
+_SCHEDULE_WORDS = "schedule|exhibit|annex|appendix|attachment|addendum"
+_PATTERNS: list[tuple[Style, re.Pattern[str]]] = [
+    (Style.ARTICLE, re.compile(r"^(article)\s+([ivxlcdm]+|\d{1,3})\b\.?\s*[-–—:.]?\s*(.*)$", re.I)),
+    (Style.SECTION, re.compile(r"^(section|clause)\s+(\d{1,3}(?:\.\d{1,3})*)\b\.?\s*[-–—:.]?\s*(.*)$", re.I)),
+    (Style.SCHEDULE, re.compile(
+        rf"^({_SCHEDULE_WORDS})\b(?:\s+[\"“']?([a-z]{{1,2}}|\d{{1,2}}|[ivx]{{1,5}})(?:-(\d{{1,2}}))?[\"”']?(?![\w.]))?\s*[-–—:.]?\s*(.*)$",
+        re.I,
+    )),
+    (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:\s+(.*))?$")),
+    (Style.DECIMAL, re.compile(r"^(\d{1,2})\.\s(\d{1,2})\s+(?=[A-Z])(.*)$")),  # "2. 1 Lot 1" as printed
+    (Style.NUMBER, re.compile(r"^(\d{1,3})\.(?:\s+(.*))?$")),
+    (Style.NUMBER, re.compile(r"^(\d{1,2})(?:\s+([A-Z].*))?$")),  # "1 Interpretation" in UK style
+    (Style.PAREN_NUMBER, re.compile(r"^\((\d{1,2})\)\s*(.*)$")),
+    (Style.PAREN_LOWER, re.compile(r"^\(([a-z]{1,2}|[ivxlc]{1,6})\)\s*(.*)$")),
+    (Style.PAREN_UPPER, re.compile(r"^\(([A-Z]{1,2}|[IVXLC]{1,6})\)\s*(.*)$")),
+    (Style.LETTER_DOT, re.compile(r"^([A-Z])\.\s+(.*)$")),
+    (Style.LETTER_DOT, re.compile(r"^([a-z])[.)]\s+(.*)$")),
+    (Style.ROMAN_DOT, re.compile(r"^([ivx]{1,5}|[IVX]{1,5})[.)]\s+(.*)$")),
+]
+
+
+def parse_marker(line: str) -> Marker | None:
+    """The numbering marker at the start of `line`, if it has one."""
+    text = line.strip()
+    for style, pattern in _PATTERNS:
+        match = pattern.match(text)
+        if match:
+            marker = _build(style, match)
+            if marker is not None:
+                return marker
+    return None
+
+
+def _build(style: Style, match: re.Match[str]) -> Marker | None:
+    groups = match.groups()
+    if style is Style.ARTICLE:
+        word, label, rest = groups
+        value = int(label) if label.isdigit() else roman_value(label)
+        if value is None:
+            return None
+        return Marker(style, label, value, (value,), rest or "", word)
+    if style is Style.SECTION:
+        word, label, rest = groups
+        key = tuple(int(p) for p in label.split("."))
+        return Marker(style, label, key[-1], key, rest or "", word)
+    if style is Style.SCHEDULE:
+        word, label, part, rest = groups
+        label = (label or "").upper() if label and not label.isdigit() else (label or "")
+        if part:
+            label = f"{label}-{part}"
+        value = _schedule_value(label)
+        return Marker(style, label, value, (), rest or "", word)
+    if style is Style.DECIMAL:
+        if len(groups) == 3:  # "2. 1 Lot 1"
+            label = f"{groups[0]}.{groups[1]}"
+            rest = groups[2]
+        else:
+            label, rest = groups
+        key = tuple(int(p) for p in label.split("."))
+        return Marker(style, label, key[-1], key, rest or "")
+    if style is Style.NUMBER:
+        label, rest = groups
+        value = int(label)
+        return Marker(style, label, value, (value,), rest or "")
+    label, rest = groups[0], groups[1] or ""
+    if style is Style.PAREN_NUMBER:
+        return Marker(style, label, int(label), (), rest)
+    if style is Style.PAREN_LOWER:
+        return _letter_or_roman(Style.PAREN_LOWER, Style.PAREN_ROMAN, label, rest)
+    if style is Style.PAREN_UPPER:
+        return _letter_or_roman(Style.PAREN_UPPER, Style.PAREN_UPPER_ROMAN, label, rest)
+    if style is Style.LETTER_DOT:
+        return Marker(style, label, letter_value(label), (), rest)
+    if style is Style.ROMAN_DOT:
+        value = roman_value(label)
+        return Marker(style, label, value, (), rest) if value else None
+    return None
+
+
+def _letter_or_roman(letter_style: Style, roman_style: Style, label: str, rest: str) -> Marker | None:
+    """"(i)", "(v)", "(x)", "(c)" are both letters and numerals; keep both readings."""
+    is_letter = len(label) == 1 or (len(label) == 2 and label[0] == label[1])
+    roman = roman_value(label)
+    letter = Marker(letter_style, label, letter_value(label), (), rest) if is_letter else None
+    numeral = Marker(roman_style, label, roman, (), rest) if roman else None
+    if letter and numeral:
+        return Marker(letter.style, label, letter.value, (), rest, alternative=numeral)
+    return letter or numeral
+
+
+def _schedule_value(label: str) -> int:
+    head = label.split("-")[0]
+    if head.isdigit():
+        return int(head)
+    if head and head.isalpha() and len(head) <= 2:
+        return roman_value(head) or letter_value(head)
+    return 0

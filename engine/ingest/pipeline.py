@@ -1,0 +1,230 @@
+"""Ingest one contract: parse -> structure -> embed -> store, reporting progress per stage.
+
+The same bytes twice is a no-op; a document ingested by an older parser is ingested
+again. A file that fails at any stage leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import StrEnum
+from pathlib import Path
+
+import numpy as np
+
+from engine.embed import Embedder
+from engine.errors import ClausegraphError, IngestError
+from engine.ingest.clauses import segment
+from engine.ingest.graph import ClauseGraph, build_graph
+from engine.ingest.pdf import DocumentText, read_pdf
+from engine.store import ClauseStore
+from models.document import Document, IngestOutcome, IngestStatus
+
+#: Bump when parsing or structure rules change: stored documents are then re-ingested.
+PARSER_VERSION = "1"
+
+
+class Stage(StrEnum):
+    PARSE = "parse"
+    STRUCTURE = "structure"
+    EMBED = "embed"
+    STORE = "store"
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where one file is: a stage and how far through it (0..1)."""
+
+    file_name: str
+    stage: Stage
+    fraction: float
+    message: str = ""
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def no_progress(_: Progress) -> None:
+    return None
+
+
+@dataclass
+class ParsedContract:
+    """A contract after parsing and structuring: everything but the vectors."""
+
+    doc_id: str
+    file_name: str
+    data: bytes
+    text: DocumentText
+    graph: ClauseGraph
+    parse_seconds: float
+    structure_seconds: float
+
+
+def document_id(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_contract(data: bytes, file_name: str, progress: ProgressCallback = no_progress) -> ParsedContract:
+    """Parse and structure a PDF; raises IngestError with a plain reason if it cannot."""
+    doc_id = document_id(data)
+    started = time.perf_counter()
+    progress(Progress(file_name, Stage.PARSE, 0.0, "reading pages"))
+    text = read_pdf(data)
+    if text.pages_without_text and len(text.pages_without_text) == text.page_count:
+        raise IngestError(
+            f"none of its {text.page_count} page(s) has a text layer: it is a scanned image, "
+            "and text recognition (OCR) is not available in this version"
+        )
+    if not text.text.strip():
+        raise IngestError("the PDF contains no text")
+    parsed_at = time.perf_counter()
+    progress(Progress(file_name, Stage.STRUCTURE, 0.0, "finding clauses, definitions and references"))
+    graph = build_graph(doc_id, text, segment(text), fallback_title=Path(file_name).stem)
+    structured_at = time.perf_counter()
+    progress(Progress(file_name, Stage.STRUCTURE, 1.0, f"{len(graph.clauses)} clauses"))
+    return ParsedContract(doc_id, file_name, data, text, graph, parsed_at - started, structured_at - parsed_at)
+
+
+def embed_contract(
+    parsed: ParsedContract, embedder: Embedder, progress: ProgressCallback = no_progress
+) -> tuple[np.ndarray, list[dict]]:
+    """Vectors for every clause (its first window) and rows for the further windows."""
+    clause_windows = [embedder.windows(c.text, c.heading or c.ref) for c in parsed.graph.clauses]
+    texts = [w.text for windows in clause_windows for w in windows]
+
+    def report(done: int, total: int) -> None:
+        progress(Progress(parsed.file_name, Stage.EMBED, done / total, f"{done}/{total} passages"))
+
+    progress(Progress(parsed.file_name, Stage.EMBED, 0.0, f"0/{len(texts)} passages"))
+    vectors = embedder.encode(texts, report)
+    clause_vectors = np.zeros((len(clause_windows), embedder.dimension), dtype=np.float32)
+    extra: list[dict] = []
+    row = 0
+    for index, (clause, windows) in enumerate(zip(parsed.graph.clauses, clause_windows)):
+        clause_vectors[index] = vectors[row]
+        for window in windows[1:]:
+            extra.append(
+                {
+                    "clause_id": clause.clause_id,
+                    "doc_id": clause.doc_id,
+                    "window": window.index,
+                    "char_start": window.start,
+                    "char_end": window.end,
+                    "text": window.text,
+                    "vector": vectors[row + window.index].tolist(),
+                    "embedding_model": embedder.model_name,
+                }
+            )
+        row += len(windows)
+    return clause_vectors, extra
+
+
+def page_rows(doc_id: str, text: DocumentText) -> list[dict]:
+    """Each page's text and word boxes, in the shape of the store's pages table."""
+    rows = []
+    bounds = text.page_starts + [len(text.text)]
+    by_page: dict[int, list] = {}
+    for word in text.words:
+        by_page.setdefault(word.page, []).append(word)
+    for number in range(1, text.page_count + 1):
+        words = by_page.get(number, [])
+        width, height = text.page_sizes[number - 1]
+        rows.append(
+            {
+                "doc_id": doc_id,
+                "page": number,
+                "width": width,
+                "height": height,
+                "text_start": bounds[number - 1],
+                "text": text.text[bounds[number - 1] : bounds[number]],
+                "word_start": [w.start for w in words],
+                "word_end": [w.end for w in words],
+                "x0": [w.x0 for w in words],
+                "y0": [w.y0 for w in words],
+                "x1": [w.x1 for w in words],
+                "y1": [w.y1 for w in words],
+            }
+        )
+    return rows
+
+
+def ingest_bytes(
+    store: ClauseStore,
+    embedder: Embedder,
+    data: bytes,
+    file_name: str,
+    progress: ProgressCallback = no_progress,
+) -> IngestOutcome:
+    """Ingest one file; never raises for a bad file, the outcome says what went wrong."""
+    started = time.perf_counter()
+    doc_id = document_id(data) if data else None
+    try:
+        if doc_id is not None:
+            existing = store.document(doc_id)
+            if existing is not None and existing.parser_version == PARSER_VERSION:
+                return IngestOutcome(
+                    file_name=file_name, status=IngestStatus.UNCHANGED, doc_id=doc_id, pages=existing.pages,
+                    clauses=existing.clauses, definitions=existing.definitions,
+                    references_resolved=existing.references_resolved,
+                    references_unresolved=existing.references_unresolved,
+                    message=f"already in the library as {existing.file_name}; nothing to do",
+                )
+        parsed = parse_contract(data, file_name, progress)
+        embed_started = time.perf_counter()
+        clause_vectors, windows = embed_contract(parsed, embedder, progress)
+        store_started = time.perf_counter()
+        progress(Progress(file_name, Stage.STORE, 0.0, "writing to the store"))
+        document = _document(parsed, embedder, len(data))
+        if store.document(parsed.doc_id) is not None:  # an older parser's version of the same file
+            store.delete_document(parsed.doc_id)
+        store.add_contract(
+            document, parsed.graph.clauses, clause_vectors, windows, parsed.graph.edges,
+            page_rows(parsed.doc_id, parsed.text), data,
+        )
+        finished = time.perf_counter()
+        progress(Progress(file_name, Stage.STORE, 1.0, "done"))
+    except ClausegraphError as error:
+        return IngestOutcome(file_name=file_name, status=IngestStatus.FAILED, doc_id=doc_id, message=str(error),
+                             seconds=time.perf_counter() - started)
+    warnings = []
+    if parsed.text.pages_without_text:
+        pages = ", ".join(str(p) for p in parsed.text.pages_without_text)
+        warnings.append(f"page(s) {pages} have no text layer (scanned?) and were not read")
+    stages = {
+        Stage.PARSE.value: parsed.parse_seconds,
+        Stage.STRUCTURE.value: parsed.structure_seconds,
+        Stage.EMBED.value: store_started - embed_started,
+        Stage.STORE.value: finished - store_started,
+    }
+    return IngestOutcome(
+        file_name=file_name, status=IngestStatus.INGESTED, doc_id=parsed.doc_id, pages=parsed.text.page_count,
+        clauses=len(parsed.graph.clauses), definitions=len(parsed.graph.definitions),
+        references_resolved=parsed.graph.resolved, references_unresolved=parsed.graph.unresolved,
+        seconds=finished - started, stage_seconds=stages, warnings=warnings,
+    )
+
+
+def _document(parsed: ParsedContract, embedder: Embedder, size: int) -> Document:
+    graph = parsed.graph
+    return Document(
+        doc_id=parsed.doc_id,
+        file_name=parsed.file_name,
+        title=graph.title,
+        pages=parsed.text.page_count,
+        clauses=len(graph.clauses),
+        definitions=len(graph.definitions),
+        references_resolved=graph.resolved,
+        references_unresolved=graph.unresolved,
+        clause_types=graph.type_counts,
+        pages_without_text=parsed.text.pages_without_text,
+        parser_version=PARSER_VERSION,
+        embedding_model=embedder.model_name,
+        ingested_at=datetime.now(timezone.utc),
+        ingest_seconds=parsed.parse_seconds + parsed.structure_seconds,
+        size_bytes=size,
+    )

@@ -1,0 +1,82 @@
+"""The small service API that the Streamlit pages and the command line call.
+
+Pages never touch the store or the pipeline directly: they ask a Library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.embed import Embedder
+from engine.ingest.pipeline import ProgressCallback, no_progress, ingest_bytes
+from engine.settings import SAMPLES_DIR, Settings, store_path
+from engine.store import ClauseStore
+from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
+
+
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """Files as given, and every PDF inside the folders given, in a stable order."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf"))
+        else:
+            files.append(path)
+    return files
+
+
+class Library:
+    """The contracts in one store, and what can be done with them."""
+
+    def __init__(self, store_dir: str | Path | None = None, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings(store_dir=store_path(store_dir))
+        self.store = ClauseStore(self.settings.store_dir)
+        self.embedder = Embedder(self.settings.embed_batch_size, self.settings.window_overlap_tokens)
+
+    # --------------------------------------------------------------- ingest
+
+    def ingest_file(self, path: Path, progress: ProgressCallback = no_progress) -> IngestOutcome:
+        if not path.exists():
+            return IngestOutcome(file_name=path.name, status=IngestStatus.FAILED, message="no such file")
+        if not path.is_file():
+            return IngestOutcome(file_name=path.name, status=IngestStatus.FAILED, message="not a file")
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            return IngestOutcome(file_name=path.name, status=IngestStatus.FAILED, message=f"cannot read it ({error.strerror})")
+        return self.ingest_upload(path.name, data, progress)
+
+    def ingest_upload(self, file_name: str, data: bytes, progress: ProgressCallback = no_progress) -> IngestOutcome:
+        return ingest_bytes(self.store, self.embedder, data, file_name, progress)
+
+    def ingest_paths(self, paths: list[Path], progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
+        outcomes = [self.ingest_file(path, progress) for path in expand_paths(paths)]
+        if any(o.status is IngestStatus.INGESTED for o in outcomes):
+            self.store.optimize()
+        return outcomes
+
+    def ensure_samples(self, progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
+        """Give a new, empty library the sample contracts, so there is something to ask about."""
+        if self.store.documents() or not SAMPLES_DIR.is_dir():
+            return []
+        return self.ingest_paths([SAMPLES_DIR], progress)
+
+    # ---------------------------------------------------------------- browse
+
+    def documents(self) -> list[Document]:
+        return self.store.documents()
+
+    def find(self, name: str) -> Document:
+        """A document by file name or doc_id prefix (NotFoundError if none or ambiguous)."""
+        return self.store.find_document(name)
+
+    def detail(self, name: str) -> DocumentDetail:
+        return self.store.detail(self.find(name).doc_id)
+
+    def delete(self, name: str) -> Document:
+        document = self.find(name)
+        self.store.delete_document(document.doc_id)
+        return document
+
+    def pdf_path(self, doc_id: str) -> Path:
+        return self.store.file_path(doc_id)

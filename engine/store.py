@@ -1,0 +1,331 @@
+"""The one embedded store: LanceDB tables for documents, clauses, windows, edges and pages.
+
+- documents: one row per contract; written last, so a document is visible only once all
+  its rows are in. Rows of other tables whose document row is missing are leftovers of an
+  interrupted ingest and are removed when the store opens.
+- clauses: clause text, tree, type, and the vector of its first window, with full-text
+  indexes on text and heading.
+- windows: the further windows of clauses longer than the model reads, each pointing to
+  its clause.
+- edges: PARENT_OF, DEFINES, REFERENCES (unresolved references with an empty dst).
+- pages: each page's text and word boxes, so a quote maps to rectangles for highlighting.
+The original PDF is kept beside the tables (files/<doc_id>.pdf) for the viewer.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS
+
+from engine.embed import DIMENSION
+from engine.errors import NotFoundError
+from models.clause import Clause
+from models.document import Definition, Document, DocumentDetail
+from models.edge import Edge
+
+SCHEMA_VERSION = 1
+
+DOCUMENTS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("file_name", pa.string()),
+        ("title", pa.string()),
+        ("pages", pa.int32()),
+        ("clauses", pa.int32()),
+        ("definitions", pa.int32()),
+        ("references_resolved", pa.int32()),
+        ("references_unresolved", pa.int32()),
+        ("clause_types", pa.string()),  # JSON object: type -> count
+        ("pages_without_text", pa.list_(pa.int32())),
+        ("parser_version", pa.string()),
+        ("embedding_model", pa.string()),
+        ("ingested_at", pa.timestamp("us", tz="UTC")),
+        ("ingest_seconds", pa.float64()),
+        ("size_bytes", pa.int64()),
+    ],
+    metadata={"schema_version": str(SCHEMA_VERSION)},
+)
+CLAUSES_SCHEMA = pa.schema(
+    [
+        ("clause_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("ref", pa.string()),
+        ("path", pa.string()),
+        ("heading", pa.string()),
+        ("parent_id", pa.string()),
+        ("parent_ref", pa.string()),
+        ("level", pa.int32()),
+        ("kind", pa.string()),
+        ("clause_type", pa.string()),
+        ("topics", pa.list_(pa.string())),
+        ("order", pa.int32()),
+        ("text", pa.string()),
+        ("page_start", pa.int32()),
+        ("page_end", pa.int32()),
+        ("char_start", pa.int32()),
+        ("char_end", pa.int32()),
+        ("defines", pa.list_(pa.string())),
+        ("terms_used", pa.list_(pa.string())),
+        ("vector", pa.list_(pa.float32(), DIMENSION)),
+        ("embedding_model", pa.string()),
+    ]
+)
+WINDOWS_SCHEMA = pa.schema(
+    [
+        ("clause_id", pa.string()),
+        ("doc_id", pa.string()),
+        ("window", pa.int32()),
+        ("char_start", pa.int32()),  # within the clause text
+        ("char_end", pa.int32()),
+        ("text", pa.string()),
+        ("vector", pa.list_(pa.float32(), DIMENSION)),
+        ("embedding_model", pa.string()),
+    ]
+)
+EDGES_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("type", pa.string()),
+        ("src", pa.string()),
+        ("dst", pa.string()),
+        ("src_ref", pa.string()),
+        ("dst_ref", pa.string()),
+        ("label", pa.string()),
+    ]
+)
+PAGES_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("page", pa.int32()),
+        ("width", pa.float32()),
+        ("height", pa.float32()),
+        ("text_start", pa.int32()),  # offset of the page's text in the document text
+        ("text", pa.string()),
+        ("word_start", pa.list_(pa.int32())),  # word offsets in the document text
+        ("word_end", pa.list_(pa.int32())),
+        ("x0", pa.list_(pa.float32())),
+        ("y0", pa.list_(pa.float32())),
+        ("x1", pa.list_(pa.float32())),
+        ("y1", pa.list_(pa.float32())),
+    ]
+)
+_SCHEMAS = {
+    "documents": DOCUMENTS_SCHEMA,
+    "clauses": CLAUSES_SCHEMA,
+    "windows": WINDOWS_SCHEMA,
+    "edges": EDGES_SCHEMA,
+    "pages": PAGES_SCHEMA,
+}
+_CHILD_TABLES = ("clauses", "windows", "edges", "pages")
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+class PageWords(Sequence):
+    """The text and word boxes of one page, as stored."""
+
+    def __init__(self, row: dict) -> None:
+        self.page: int = row["page"]
+        self.width: float = row["width"]
+        self.height: float = row["height"]
+        self.text_start: int = row["text_start"]
+        self.text: str = row["text"]
+        self._columns = [row[k] for k in ("word_start", "word_end", "x0", "y0", "x1", "y1")]
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    def __getitem__(self, index):  # (start, end, x0, y0, x1, y1)
+        return tuple(column[index] for column in self._columns)
+
+
+class ClauseStore:
+    """Reads and writes the clause graph of every ingested contract."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.files_dir = self.path / "files"
+        self.files_dir.mkdir(exist_ok=True)
+        self._db = lancedb.connect(str(self.path / "lance"))
+        self._tables = {name: self._open_table(name, schema) for name, schema in _SCHEMAS.items()}
+        self._ensure_text_indexes()
+        self.remove_incomplete()
+
+    # ------------------------------------------------------------------ setup
+
+    def _open_table(self, name: str, schema: pa.Schema):
+        if name in self._db.list_tables().tables:
+            return self._db.open_table(name)
+        return self._db.create_table(name, schema=schema, exist_ok=True)
+
+    def _ensure_text_indexes(self) -> None:
+        clauses = self._tables["clauses"]
+        existing = {index.columns[0] for index in clauses.list_indices()}
+        for column in ("text", "heading"):
+            if column not in existing:
+                clauses.create_index(column, config=FTS(with_position=True), replace=True)
+
+    def remove_incomplete(self) -> list[str]:
+        """Delete rows left by an ingest that stopped before its document row was written."""
+        complete = set(self._column("documents", "doc_id"))
+        orphans: set[str] = set()
+        for name in _CHILD_TABLES:
+            orphans |= set(self._column(name, "doc_id")) - complete
+        for doc_id in orphans:
+            self._delete_rows(doc_id)
+        for stray in self.files_dir.glob("*.pdf"):
+            if stray.stem not in complete:
+                stray.unlink(missing_ok=True)
+        return sorted(orphans)
+
+    def _column(self, table: str, column: str) -> list:
+        return self._tables[table].to_lance().to_table(columns=[column]).column(column).to_pylist()
+
+    # ---------------------------------------------------------------- writing
+
+    def add_contract(
+        self,
+        document: Document,
+        clauses: list[Clause],
+        clause_vectors: np.ndarray,
+        windows: list[dict],
+        edges: list[Edge],
+        pages: list[dict],
+        pdf_bytes: bytes,
+    ) -> None:
+        """Write one contract; its document row goes last, so it appears whole or not at all."""
+        doc_id = document.doc_id
+        (self.files_dir / f"{doc_id}.pdf").write_bytes(pdf_bytes)
+        if pages:
+            self._tables["pages"].add(pa.Table.from_pylist(pages, schema=PAGES_SCHEMA))
+        if edges:
+            self._tables["edges"].add(pa.Table.from_pylist([self._edge_row(e) for e in edges], schema=EDGES_SCHEMA))
+        if windows:
+            self._tables["windows"].add(pa.Table.from_pylist(windows, schema=WINDOWS_SCHEMA))
+        if clauses:
+            rows = [self._clause_row(c, v, document.embedding_model) for c, v in zip(clauses, clause_vectors)]
+            self._tables["clauses"].add(pa.Table.from_pylist(rows, schema=CLAUSES_SCHEMA))
+        self._tables["documents"].add(pa.Table.from_pylist([self._document_row(document)], schema=DOCUMENTS_SCHEMA))
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove a document and every row that belongs to it."""
+        self._tables["documents"].delete(f"doc_id = {_quote(doc_id)}")
+        self._delete_rows(doc_id)
+        (self.files_dir / f"{doc_id}.pdf").unlink(missing_ok=True)
+
+    def _delete_rows(self, doc_id: str) -> None:
+        for name in _CHILD_TABLES:
+            self._tables[name].delete(f"doc_id = {_quote(doc_id)}")
+
+    def optimize(self) -> None:
+        """Fold newly added rows into the indexes and compact small files."""
+        for table in self._tables.values():
+            table.optimize()
+
+    @staticmethod
+    def _clause_row(clause: Clause, vector: np.ndarray, model: str) -> dict:
+        row = clause.model_dump(mode="json")
+        row["vector"] = np.asarray(vector, dtype=np.float32).tolist()
+        row["embedding_model"] = model
+        return row
+
+    @staticmethod
+    def _edge_row(edge: Edge) -> dict:
+        return edge.model_dump(mode="json")
+
+    @staticmethod
+    def _document_row(document: Document) -> dict:
+        row = document.model_dump()
+        row["clause_types"] = json.dumps(document.clause_types)
+        return row
+
+    # ---------------------------------------------------------------- reading
+
+    def documents(self) -> list[Document]:
+        rows = self._tables["documents"].to_arrow().to_pylist()
+        docs = [self._document(row) for row in rows]
+        return sorted(docs, key=lambda d: d.ingested_at)
+
+    def document(self, doc_id: str) -> Document | None:
+        rows = self._query("documents", f"doc_id = {_quote(doc_id)}")
+        return self._document(rows[0]) if rows else None
+
+    def find_document(self, name: str) -> Document:
+        """A document by file name or doc_id prefix; a clear error if none or several match."""
+        documents = self.documents()
+        exact = [d for d in documents if d.file_name == name or d.doc_id == name]
+        matches = exact or [d for d in documents if d.doc_id.startswith(name.lower())] if name else []
+        if not matches:
+            raise NotFoundError(f"no document matches {name!r}; `python -m engine list` shows what is in the store")
+        if len(matches) > 1:
+            names = ", ".join(f"{d.file_name} ({d.doc_id[:12]})" for d in matches[:5])
+            raise NotFoundError(f"{name!r} matches {len(matches)} documents: {names}; give more of the doc_id")
+        return matches[0]
+
+    def clauses(self, doc_id: str) -> list[Clause]:
+        rows = self._query("clauses", f"doc_id = {_quote(doc_id)}", exclude=("vector", "embedding_model"))
+        return sorted((Clause(**row) for row in rows), key=lambda c: c.order)
+
+    def edges(self, doc_id: str) -> list[Edge]:
+        rows = self._query("edges", f"doc_id = {_quote(doc_id)}")
+        return [Edge(**row) for row in rows]
+
+    def pages(self, doc_id: str) -> list[PageWords]:
+        rows = self._query("pages", f"doc_id = {_quote(doc_id)}")
+        return sorted((PageWords(row) for row in rows), key=lambda p: p.page)
+
+    def windows(self, doc_id: str) -> list[dict]:
+        return self._query("windows", f"doc_id = {_quote(doc_id)}", exclude=("vector",))
+
+    def detail(self, doc_id: str) -> DocumentDetail:
+        document = self.document(doc_id)
+        if document is None:
+            raise NotFoundError(f"no document with id {doc_id}")
+        clauses = self.clauses(doc_id)
+        definitions = [
+            Definition(term=term, clause_id=c.clause_id, ref=c.ref) for c in clauses for term in c.defines
+        ]
+        return DocumentDetail(document=document, clauses=clauses, definitions=definitions, edges=self.edges(doc_id))
+
+    def file_path(self, doc_id: str) -> Path:
+        return self.files_dir / f"{doc_id}.pdf"
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+
+    def table(self, name: str):
+        """The LanceDB table itself, for the retriever's vector and full-text queries."""
+        return self._tables[name]
+
+    def _query(self, table: str, where: str, exclude: Iterable[str] = ()) -> list[dict]:
+        schema = _SCHEMAS[table]
+        columns = [name for name in schema.names if name not in set(exclude)]
+        dataset = self._tables[table].to_lance()
+        return dataset.to_table(columns=columns, filter=where).to_pylist()
+
+    @staticmethod
+    def _document(row: dict) -> Document:
+        row = dict(row)
+        row["clause_types"] = json.loads(row["clause_types"] or "{}")
+        if isinstance(row["ingested_at"], datetime) and row["ingested_at"].tzinfo is None:
+            row["ingested_at"] = row["ingested_at"].astimezone()
+        return Document(**row)
+
+    def close(self) -> None:
+        self._tables.clear()
+
+    def destroy(self) -> None:
+        """Delete the whole store from disk (tests and `reset`)."""
+        self.close()
+        shutil.rmtree(self.path, ignore_errors=True)
