@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engine.ingest.numbering import DOTTED_STYLES, LIST_STYLES, Marker, Style, parse_marker
+from engine.ingest.numbering import DOTTED_STYLES, LIST_STYLES, SPELLED_VALUES, Marker, Style, parse_marker
 from engine.ingest.pdf import DocumentText, TextLine
 from models.clause import ClauseKind
 
@@ -57,7 +57,7 @@ _REFERENCE_LEAD = re.compile(
     r"numbers?|forms?|chapter|title|pages?|under|of|to|in|per|through|with)|§+)\s*$",
     re.IGNORECASE,
 )
-_LIST_JOIN = re.compile(r"\b(?:and|or)\s*$", re.IGNORECASE)
+_MID_SENTENCE = re.compile(r"[\w,]\s*$")
 _LIST_JOIN_AFTER_PUNCTUATION = re.compile(r"[;,]\s*(?:and|or)\s*$", re.IGNORECASE)
 _RECITALS = re.compile(r"^(?:recitals?|whereas\b|w\s*i\s*t\s*n\s*e\s*s\s*s\s*e\s*t\s*h|background)\b", re.I)
 _SIGNATURES = re.compile(
@@ -122,6 +122,9 @@ class _Segmenter:
     def _special(self, index: int, line: TextLine) -> bool:
         """Recitals, signature blocks: clauses that have a phrase, not a number."""
         text = line.text.strip()
+        previous = self.lines[index - 1] if index else None
+        if previous is not None and previous.page == line.page and previous.full_width and _MID_SENTENCE.search(previous.text):
+            return False  # "... except by a writing\nsigned by both parties": a sentence running on
         if not self.seen_numbered and not self.seen_recitals and _RECITALS.match(text):
             self.seen_recitals = True
             self._open_special("Recitals", "Recitals", ClauseKind.RECITALS, line)
@@ -152,6 +155,8 @@ class _Segmenter:
         # Only a line that runs to the right margin can wrap into this one.
         wrapped = previous_line is not None and previous_line.full_width and not first_on_page
         if marker.style is Style.SCHEDULE:
+            if not self.seen_numbered and line.page == 1:
+                return False  # "EXHIBIT 10.65 / EXHIBIT II" on a cover: the document's own label
             return self._plausible_schedule(marker, previous, first_on_page)
         if _LOWER_START.match(marker.rest) and marker.style in (Style.ARTICLE, Style.SECTION):
             return False  # "Section 5 of the Act", "Article 3 hereof"
@@ -162,8 +167,8 @@ class _Segmenter:
                     return False
             else:
                 return False
-        if wrapped and marker.style in LIST_STYLES and _LIST_JOIN.search(previous) and not _LIST_JOIN_AFTER_PUNCTUATION.search(previous):
-            return False  # "(a) and\n(b)" inside a sentence
+        if wrapped and marker.style in LIST_STYLES and _MID_SENTENCE.search(previous) and not _LIST_JOIN_AFTER_PUNCTUATION.search(previous):
+            return False  # "... solely in connection with\n(i) the fulfillment": an inline list wrapped
         if marker.style is Style.NUMBER and not marker.label.isdigit():
             return False
         if marker.style is Style.NUMBER and not line.text.strip().startswith(f"{marker.label}."):
@@ -213,7 +218,8 @@ class _Segmenter:
         if not self._continues_numbering(key, parent):
             return
         kind = ClauseKind.ARTICLE if marker.style is Style.ARTICLE else ClauseKind.SECTION
-        ref = f"Article {marker.label.upper()}" if kind is ClauseKind.ARTICLE else marker.label
+        label = str(marker.value) if marker.label.lower() in SPELLED_VALUES else marker.label
+        ref = f"Article {label.upper()}" if kind is ClauseKind.ARTICLE else label
         segment = Segment(
             self._unique_ref(ref, self.container), self._heading(index, marker), kind, line.start,
             marker=marker, container=self.container,
@@ -417,6 +423,21 @@ def _looks_like_toc_page(lines: list[TextLine], index: int) -> bool:
     return numbered >= 6
 
 
+def _toc_continues(upcoming: list[TextLine]) -> bool:
+    """Does the table of contents go on over a page break? Its entries are short lines,
+    most of them numbered or ending in a page number."""
+    if not upcoming:
+        return False
+    if _TOC_TITLE.match(upcoming[0].text.strip()):
+        return True
+    counts = [len(_WORD.findall(line.text)) for line in upcoming]
+    entries = sum(
+        1 for line, words in zip(upcoming, counts)
+        if words <= 12 and (parse_marker(line.text) is not None or _ENDS_WITH_PAGE_NUMBER.search(line.text))
+    )
+    return entries >= min(4, len(upcoming)) and max(counts) < 20
+
+
 def _toc_end(lines: list[TextLine], start: int) -> int:
     """Where the table of contents that starts at `start` ends."""
     seen_entries: set[str] = set()
@@ -426,8 +447,7 @@ def _toc_end(lines: list[TextLine], start: int) -> int:
         line = lines[index]
         text = line.text.strip()
         if line.page != page:
-            upcoming = lines[index : index + 6]
-            if not (sum(1 for l in upcoming if _ENDS_WITH_PAGE_NUMBER.search(l.text)) >= 2 or _TOC_TITLE.match(text)):
+            if not _toc_continues(lines[index : index + 6]):
                 break
             page = line.page
         marker = parse_marker(text)

@@ -79,22 +79,33 @@ class Marker:
 
 
 _SCHEDULE_WORDS = "schedule|exhibit|annex|appendix|attachment|addendum"
+_SPELLED = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty"
+).split()
+SPELLED_VALUES = {word: index for index, word in enumerate(_SPELLED, start=1)}
+_SPELLED_PATTERN = "|".join(_SPELLED)
+# A schedule's label: one letter, a number or a Roman numeral, optionally with a part
+# number ("A-1"); never a word like "TO".
+_SCHEDULE_LABEL = r"[a-z](?:-?\d{1,2})?|\d{1,2}(?:-\d{1,2})?|[ivx]{1,5}"
 _PATTERNS: list[tuple[Style, re.Pattern[str]]] = [
-    (Style.ARTICLE, re.compile(r"^(article)\s+([ivxlcdm]+|\d{1,3})\b\.?\s*[-–—:.]?\s*(.*)$", re.I)),
-    (Style.SECTION, re.compile(r"^(section|clause)\s+(\d{1,3}(?:\.\d{1,3})*)\b\.?\s*[-–—:.]?\s*(.*)$", re.I)),
+    (Style.ARTICLE, re.compile(rf"^(article)\s+([ivxlcdm]+|\d{{1,3}}|{_SPELLED_PATTERN})\b\.?\s*[-–—:.]?\s*(.*)$", re.I)),
+    (Style.SECTION, re.compile(rf"^(section|clause)\s+(\d{{1,3}}(?:\.\d{{1,3}})*|{_SPELLED_PATTERN})\b\.?\s*[-–—:.]?\s*(.*)$", re.I)),
     (Style.SCHEDULE, re.compile(
-        rf"^({_SCHEDULE_WORDS})\b(?:\s+[\"“']?([a-z]{{1,2}}|\d{{1,2}}|[ivx]{{1,5}})(?:-(\d{{1,2}}))?[\"”']?(?![\w.]))?\s*[-–—:.]?\s*(.*)$",
+        rf"^({_SCHEDULE_WORDS})\b(?:\s+[\"“']?({_SCHEDULE_LABEL})[\"”']?(?![\w.]))?\s*([-–—:.]?)\s*(.*)$",
         re.I,
     )),
     (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:\s+(.*))?$")),
+    (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?((?=[A-Z“\"]).*)$")),  # "1.1Definitions"
     (Style.DECIMAL, re.compile(r"^(\d{1,2})\.\s(\d{1,2})\s+(?=[A-Z])(.*)$")),  # "2. 1 Lot 1" as printed
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.(?:\s+(.*))?$")),
+    (Style.NUMBER, re.compile(r"^(\d{1,3})\.((?=[A-Z“\"]).*)$")),  # "5.Term of this Agreement"
     (Style.NUMBER, re.compile(r"^(\d{1,2})(?:\s+([A-Z].*))?$")),  # "1 Interpretation" in UK style
     (Style.PAREN_NUMBER, re.compile(r"^\((\d{1,2})\)\s*(.*)$")),
     (Style.PAREN_LOWER, re.compile(r"^\(([a-z]{1,2}|[ivxlc]{1,6})\)\s*(.*)$")),
     (Style.PAREN_UPPER, re.compile(r"^\(([A-Z]{1,2}|[IVXLC]{1,6})\)\s*(.*)$")),
     (Style.LETTER_DOT, re.compile(r"^([A-Z])\.\s+(.*)$")),
-    (Style.LETTER_DOT, re.compile(r"^([a-z])[.)]\s+(.*)$")),
+    (Style.LETTER_DOT, re.compile(r"^([a-z])[.)]\s*((?=[A-Z“\"]).*|\s.*)$")),
     (Style.ROMAN_DOT, re.compile(r"^([ivx]{1,5}|[IVX]{1,5})[.)]\s+(.*)$")),
 ]
 
@@ -115,21 +126,23 @@ def _build(style: Style, match: re.Match[str]) -> Marker | None:
     groups = match.groups()
     if style is Style.ARTICLE:
         word, label, rest = groups
-        value = int(label) if label.isdigit() else roman_value(label)
+        value = _number_value(label)
         if value is None:
             return None
         return Marker(style, label, value, (value,), rest or "", word)
     if style is Style.SECTION:
         word, label, rest = groups
-        key = tuple(int(p) for p in label.split("."))
+        if label.lower() in SPELLED_VALUES:
+            key: tuple[int, ...] = (SPELLED_VALUES[label.lower()],)
+        else:
+            key = tuple(int(p) for p in label.split("."))
         return Marker(style, label, key[-1], key, rest or "", word)
     if style is Style.SCHEDULE:
-        word, label, part, rest = groups
-        label = (label or "").upper() if label and not label.isdigit() else (label or "")
-        if part:
-            label = f"{label}-{part}"
-        value = _schedule_value(label)
-        return Marker(style, label, value, (), rest or "", word)
+        word, label, separator, rest = groups
+        label = (label or "").upper()
+        if not label and rest and not separator:
+            return None  # "Schedule of Fees", "Addendum Number: 3": a phrase, not a schedule heading
+        return Marker(style, label, _schedule_value(label), (), rest or "", word)
     if style is Style.DECIMAL:
         if len(groups) == 3:  # "2. 1 Lot 1"
             label = f"{groups[0]}.{groups[1]}"
@@ -142,7 +155,7 @@ def _build(style: Style, match: re.Match[str]) -> Marker | None:
         label, rest = groups
         value = int(label)
         return Marker(style, label, value, (value,), rest or "")
-    label, rest = groups[0], groups[1] or ""
+    label, rest = groups[0], (groups[1] or "").strip()
     if style is Style.PAREN_NUMBER:
         return Marker(style, label, int(label), (), rest)
     if style is Style.PAREN_LOWER:
@@ -155,6 +168,12 @@ def _build(style: Style, match: re.Match[str]) -> Marker | None:
         value = roman_value(label)
         return Marker(style, label, value, (), rest) if value else None
     return None
+
+
+def _number_value(label: str) -> int | None:
+    if label.isdigit():
+        return int(label)
+    return SPELLED_VALUES.get(label.lower()) or roman_value(label)
 
 
 def _letter_or_roman(letter_style: Style, roman_style: Style, label: str, rest: str) -> Marker | None:

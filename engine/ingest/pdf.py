@@ -32,6 +32,9 @@ _PAGE_NUMBER = re.compile(
     r"^(?:page\s*)?[-–—(]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—)]?(?:\s*(?:of|/)\s*\d{1,4})?$",
     re.IGNORECASE,
 )
+# A page number printed mid-page: EDGAR conversions keep the original document's page
+# numbers as centred lines between paragraphs.
+_CENTRED_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—]?\s*\d{1,3}\s*[-–—]?$", re.IGNORECASE)
 _EDGAR_SOURCE_LINE = re.compile(r"^source:\s.{3,120}\d{1,2}/\d{1,2}/\d{2,4}$", re.IGNORECASE)
 _MARGIN_ZONE = 0.12  # top and bottom share of the page where running headers and footers live
 
@@ -375,6 +378,10 @@ def _drop_running_lines(
     for rows, (_, height) in zip(pages, sizes):
         candidates = {id(r) for r in _edge_rows(rows, height, 3)}
         outermost = {id(r) for r in _edge_rows(rows, height, 2)}
+        body = [r for r in rows if len(r.words) > 6] or rows
+        left = statistics.median(r.x0 for r in body) if body else 0.0
+        right = statistics.median(r.x1 for r in body) if body else 0.0
+        centre, tolerance = (left + right) / 2, 0.12 * (right - left)
         kept: list[Row] = []
         for row in rows:
             text = row.text.strip()
@@ -383,6 +390,8 @@ def _drop_running_lines(
                 or _EDGAR_SOURCE_LINE.match(text)
                 or (id(row) in outermost and _PAGE_NUMBER.match(text))
             )
+            if not drop and _CENTRED_PAGE_NUMBER.match(text):
+                drop = abs((row.x0 + row.x1) / 2 - centre) < tolerance
             if drop:
                 removed += 1
             else:
