@@ -60,7 +60,8 @@ def analyse(item: tuple[dict, list[dict]]) -> dict:
     graph = build_graph("x", text, segments, contract["id"])
     clauses = graph.clauses
     total = len(text.text.strip()) or 1
-    numbered = sum(c.char_end - c.char_start for c in clauses if c.kind in NUMBERED)
+    inside_numbered = _numbered_ids(clauses)
+    numbered = sum(c.char_end - c.char_start for c in clauses if c.clause_id in inside_numbered)
     references = [e for e in graph.edges if e.type is EdgeType.REFERENCES]
     normalised = normalise_with_offsets(text.text)
     starts = [c.char_start for c in clauses]
@@ -105,6 +106,16 @@ def analyse(item: tuple[dict, list[dict]]) -> dict:
         "types": dict(types),
         "pages": text.page_count,
     }
+
+
+def _numbered_ids(clauses) -> set[str]:
+    """Numbered clauses and everything inside one (a definition entry under 1.1).
+    Parents come before their children, so one pass suffices."""
+    inside: set[str] = set()
+    for clause in clauses:
+        if clause.kind in NUMBERED or clause.parent_id in inside:
+            inside.add(clause.clause_id)
+    return inside
 
 
 def _holder(clauses, starts, offset):

@@ -91,8 +91,7 @@ def _ingest(library, args) -> int:
         bar.refresh()
         tqdm.write(_summary(outcome, path), file=sys.stderr if outcome.status is IngestStatus.FAILED else sys.stdout)
     bar.close()
-    if any(o.status is IngestStatus.INGESTED for o in outcomes):
-        library.store.optimize()
+    library.refresh_indexes(outcomes)
     failed = sum(1 for o in outcomes if o.status is IngestStatus.FAILED)
     ingested = sum(1 for o in outcomes if o.status is IngestStatus.INGESTED)
     print(f"{ingested} ingested, {len(outcomes) - ingested - failed} unchanged, {failed} failed")

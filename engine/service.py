@@ -51,9 +51,13 @@ class Library:
 
     def ingest_paths(self, paths: list[Path], progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
         outcomes = [self.ingest_file(path, progress) for path in expand_paths(paths)]
+        self.refresh_indexes(outcomes)
+        return outcomes
+
+    def refresh_indexes(self, outcomes: list[IngestOutcome]) -> None:
+        """After a batch: fold the new rows into the search indexes (once, not per file)."""
         if any(o.status is IngestStatus.INGESTED for o in outcomes):
             self.store.optimize()
-        return outcomes
 
     def ensure_samples(self, progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
         """Give a new, empty library the sample contracts, so there is something to ask about."""

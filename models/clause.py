@@ -16,6 +16,7 @@ class ClauseKind(StrEnum):
     ARTICLE = "article"
     SECTION = "section"
     SUBCLAUSE = "subclause"
+    DEFINITION = "definition"  # one entry of a definitions list: "Affiliate" means ...
     SCHEDULE = "schedule"
     SIGNATURES = "signatures"
 

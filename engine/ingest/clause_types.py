@@ -67,6 +67,7 @@ _TEXT_RULES: list[tuple[ClauseType, str]] = [
 _HEADING_PATTERNS = [(t, re.compile(p, re.IGNORECASE)) for t, p in _HEADING_RULES]
 _TEXT_PATTERNS = [(t, re.compile(p, re.IGNORECASE)) for t, p in _TEXT_RULES]
 _KIND_TYPES = {
+    ClauseKind.DEFINITION: T.DEFINITIONS,
     ClauseKind.SIGNATURES: T.SIGNATURES,
     ClauseKind.RECITALS: T.OTHER,
     ClauseKind.TOC: T.OTHER,

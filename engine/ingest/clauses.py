@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from engine.ingest.definitions import definition_opening, is_glossary
 from engine.ingest.numbering import DOTTED_STYLES, LIST_STYLES, SPELLED_VALUES, Marker, Style, parse_marker
 from engine.ingest.pdf import DocumentText, TextLine
 from models.clause import ClauseKind
@@ -111,6 +112,8 @@ class _Segmenter:
             if self._special(index, line):
                 continue
             marker = parse_marker(line.text)
+            if marker is None and self._definition_entry(index, line):
+                continue
             if marker is None or not self._plausible_heading(index, marker):
                 continue
             self._place(index, line, marker)
@@ -135,6 +138,37 @@ class _Segmenter:
             heading = "Signatures"
             self._open_special("Signatures", heading, ClauseKind.SIGNATURES, line)
             return True
+        return False
+
+    def _definition_entry(self, index: int, line: TextLine) -> bool:
+        """A paragraph of a definitions list becomes a clause of its own, under its section."""
+        if not line.text.lstrip()[:1] in "\"“‘'" or self.anchor is None:
+            return False
+        previous = self.lines[index - 1] if index else None
+        if previous is not None and previous.full_width and _MID_SENTENCE.search(previous.text):
+            return False
+        parent = self.anchor.parent if self.anchor.kind is ClauseKind.DEFINITION else self.anchor
+        if parent is None:
+            return False
+        joined = " ".join(l.text.strip() for l in self.lines[index : index + 4])
+        term = definition_opening(joined, self._in_glossary(parent))
+        if term is None:
+            return False
+        ref = self._unique_ref(f'{parent.ref} "{term}"', self.container)
+        segment = Segment(ref, term, ClauseKind.DEFINITION, line.start, container=self.container)
+        self.current = self._open(segment, parent=parent)
+        self.anchor = segment
+        self.lists = []
+        return True
+
+    def _in_glossary(self, clause: Segment) -> bool:
+        """Is this clause, or one it sits in, a list of definitions?"""
+        node: Segment | None = clause
+        while node is not None:
+            first_line = self.document.text[node.start : node.start + 300]
+            if is_glossary(node.heading, first_line):
+                return True
+            node = node.parent
         return False
 
     def _open_special(self, ref: str, heading: str, kind: ClauseKind, line: TextLine) -> None:

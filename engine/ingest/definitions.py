@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import IntEnum
 
 _OPEN = "\"“‘'`"
 _CLOSE = "\"”’'"
@@ -59,18 +60,33 @@ _GLOSSARY_ROW = re.compile(
 )
 _GLOSSARY_CUE = re.compile(
     r"definitions?|defined\s+terms|glossary|interpretation|following\s+(?:expressions|terms|words)"
+    r"|unless\s+the\s+context\s+(?:otherwise\s+requires|requires\s+otherwise)"
     r"|(?:have|has|shall\s+have)\s+the\s+(?:following|respective)\s+(?:interpreted\s+)?meanings?",
+    re.IGNORECASE,
+)
+# "X" has the meaning given to it in Clause 5.1 / set forth in Section 2.2
+_POINTS_ELSEWHERE = re.compile(
+    r"\s*(?:shall\s+)?ha(?:s|ve)\s+the\s+(?:respective\s+)?meanings?\s+(?:given|set\s+(?:forth|out)|assigned|ascribed|specified|provided)"
+    r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§)",
     re.IGNORECASE,
 )
 _MORE_TERMS = re.compile(rf"[{_OPEN}]([A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
 _MAX_TERM_WORDS = 8
 
 
+class Strength(IntEnum):
+    """How authoritative a definition is, when a term is defined more than once."""
+
+    POINTER = 0  # "X" has the meaning given in Section 3.1: the definition is elsewhere
+    INLINE = 1  # (the "X")
+    EXPLICIT = 2  # "X" means ...
+
+
 @dataclass(frozen=True, slots=True)
 class FoundDefinition:
     term: str
     start: int  # offset of the term in the text searched
-    explicit: bool  # "X" means ... rather than an inline (the "X")
+    strength: Strength
 
 
 def normalise_term(raw: str) -> str | None:
@@ -89,6 +105,30 @@ def normalise_term(raw: str) -> str | None:
     return term
 
 
+# A line that opens a definition: "Affiliate" means ... / "Disclosing Party" has the meaning ...
+DEFINITION_OPENING = re.compile(rf"^[{_OPEN}]\s*(?P<term>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,80}}?)\s*[{_CLOSE}]")
+_DEFINING_VERB = re.compile(
+    rf"\s*(?:[,;]?\s*(?:or|and)?\s*(?:the\s+)?[{_OPEN}][^{_OPEN}{_CLOSE}]{{1,80}}[{_CLOSE}]\s*)*(?:\([^()]{{0,60}}\)\s*)?[,:]?\s*"
+    rf"(?:(?:shall|will)\s+)?(?:{_VERB}|:|[-–—])",
+    re.IGNORECASE,
+)
+_GLOSSARY_MEANING = re.compile(r"\s*[:\-–—]?\s*[A-Z(\[●•]")
+
+
+def definition_opening(text: str, glossary: bool) -> str | None:
+    """The term a line of definitions opens with, or None: '"Affiliate" means ...' -> 'Affiliate'.
+
+    In a glossary the meaning may follow the quoted term with no verb.
+    """
+    match = DEFINITION_OPENING.match(text)
+    if not match:
+        return None
+    after = text[match.end():]
+    if not (_DEFINING_VERB.match(after) or (glossary and _GLOSSARY_MEANING.match(after))):
+        return None
+    return normalise_term(match.group("term"))
+
+
 def is_glossary(heading: str, text: str) -> bool:
     """Does this clause open a table of definitions, where rows need no verb?"""
     return bool(_GLOSSARY_CUE.search(heading) or _GLOSSARY_CUE.search(text[:400]))
@@ -101,21 +141,29 @@ def find_definitions(text: str, glossary: bool = False) -> list[FoundDefinition]
     """
     found: dict[str, FoundDefinition] = {}
 
-    def add(raw: str, start: int, explicit: bool) -> None:
+    def add(raw: str, start: int, strength: Strength) -> None:
         term = normalise_term(raw)
-        if term and (term not in found or (explicit and not found[term].explicit)):
-            found[term] = FoundDefinition(term, start, explicit)
+        if term and (term not in found or strength > found[term].strength):
+            found[term] = FoundDefinition(term, start, strength)
 
-    patterns = [(_MEANS, True), (_PARENTHESISED, False), (_LEAD_PHRASE, False), (_UNQUOTED_PARENTHESISED, False)]
+    patterns = [(_MEANS, Strength.EXPLICIT), (_PARENTHESISED, Strength.INLINE), (_LEAD_PHRASE, Strength.INLINE),
+                (_UNQUOTED_PARENTHESISED, Strength.INLINE)]
     if glossary:
-        patterns.insert(1, (_GLOSSARY_ROW, True))
-    for pattern, explicit in patterns:
+        patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
+    for pattern, strength in patterns:
         for match in pattern.finditer(text):
-            add(match.group("term0"), match.start("term0"), explicit)
+            points_elsewhere = pattern is _MEANS and _POINTS_ELSEWHERE.match(text, _after_terms(match))
+            strength_here = Strength.POINTER if points_elsewhere else strength
+            add(match.group("term0"), match.start("term0"), strength_here)
             more = match.groupdict().get("more") or ""
             for extra in _MORE_TERMS.finditer(more):
-                add(extra.group(1), match.start("more") + extra.start(1), explicit)
+                add(extra.group(1), match.start("more") + extra.start(1), strength_here)
     return sorted(found.values(), key=lambda d: d.start)
+
+
+def _after_terms(match: re.Match[str]) -> int:
+    """Where the verb starts: just after the last quoted term of a definition."""
+    return match.end("more") if match.group("more") else match.end("term0") + 1
 
 
 class TermMatcher:

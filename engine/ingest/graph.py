@@ -90,25 +90,27 @@ def _clauses(doc_id: str, document: DocumentText, segments: list[Segment]) -> li
 
 
 def _define(clauses: list[Clause]) -> list[Definition]:
-    """Find definitions clause by clause; the first explicit definition of a term wins."""
+    """Find definitions clause by clause; the strongest, then first, definition of a term wins.
+
+    "X" means ... beats (the "X"), which beats "X" has the meaning given in Clause 3.1.
+    """
     glossary_ids: set[str] = set()
-    chosen: dict[str, tuple[bool, Clause]] = {}
+    chosen: dict[str, tuple[int, Clause]] = {}
     for clause in clauses:
-        in_glossary = is_glossary(clause.heading, clause.text) or clause.parent_id in glossary_ids
-        if in_glossary and clause.kind is not ClauseKind.TOC:
-            glossary_ids.add(clause.clause_id)
         if clause.kind is ClauseKind.TOC:
             continue
+        in_glossary = is_glossary(clause.heading, clause.text) or clause.parent_id in glossary_ids
+        if in_glossary:
+            glossary_ids.add(clause.clause_id)
         for found in find_definitions(clause.text, glossary=in_glossary):
             clause.defines.append(found.term)
             current = chosen.get(found.term)
-            if current is None or (found.explicit and not current[0]):
-                chosen[found.term] = (found.explicit, clause)
-    definitions = [Definition(term=t, clause_id=c.clause_id, ref=c.ref) for t, (_, c) in chosen.items()]
+            if current is None or found.strength > current[0]:
+                chosen[found.term] = (found.strength, clause)
     # Each defining clause lists only the terms it is the chosen definition of.
     for clause in clauses:
         clause.defines = [t for t in dict.fromkeys(clause.defines) if chosen[t][1] is clause]
-    return definitions
+    return [Definition(term=t, clause_id=c.clause_id, ref=c.ref) for t, (_, c) in chosen.items()]
 
 
 def _parent_edges(clauses: list[Clause]) -> list[Edge]:

@@ -1,0 +1,127 @@
+"""Clausegraph: the contract library (this page) and the app's navigation.
+
+    streamlit run app.py [-- --db DIR]
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import ClausegraphError
+from models.document import Document
+from ui.progress import ingest_with_progress, show_outcome
+from ui.state import library
+
+st.set_page_config(page_title="Clausegraph", page_icon=":material/account_tree:", layout="wide")
+
+
+def _clause_type_summary(document: Document, top: int = 4) -> str:
+    shown = [(t, n) for t, n in document.clause_types.items() if t not in ("other", "parties", "signatures")]
+    return ", ".join(f"{t.replace('_', ' ')} {n}" for t, n in shown[:top])
+
+
+def _documents_table(documents: list[Document]) -> None:
+    rows = [
+        {
+            "File": d.file_name,
+            "Title": d.title,
+            "Pages": d.pages,
+            "Clauses": d.clauses,
+            "Definitions": d.definitions,
+            "References": f"{d.references_resolved} resolved, {d.references_unresolved} unresolved",
+            "Clause types": _clause_type_summary(d),
+            "Added": d.ingested_at.astimezone().strftime("%Y-%m-%d %H:%M"),
+        }
+        for d in documents
+    ]
+    st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def _first_start(lib) -> None:
+    """An empty library gets the sample contracts, so there is something to ask about."""
+    if st.session_state.get("samples_checked") or lib.documents():
+        st.session_state["samples_checked"] = True
+        return
+    st.session_state["samples_checked"] = True
+    with st.status("Adding the sample contracts to your new library…", expanded=True) as status:
+        from engine.settings import SAMPLES_DIR
+
+        files = [(p.name, p.read_bytes()) for p in sorted(SAMPLES_DIR.glob("*.pdf"))]
+        outcomes = ingest_with_progress(lib, files)
+        for outcome in outcomes:
+            show_outcome(outcome)
+        status.update(label=f"Added {len(files)} sample contracts", state="complete", expanded=False)
+
+
+def _upload(lib) -> None:
+    generation = st.session_state.setdefault("upload_generation", 0)
+    uploads = st.file_uploader(
+        "Drop contract PDFs here", type=["pdf"], accept_multiple_files=True, key=f"uploads-{generation}",
+        help="Each file is parsed, split into clauses, linked into a clause graph and embedded locally.",
+    )
+    if uploads and st.button(f"Add {len(uploads)} file{'s' if len(uploads) > 1 else ''} to the library", type="primary"):
+        outcomes = ingest_with_progress(lib, [(u.name, u.getvalue()) for u in uploads])
+        st.session_state["last_outcomes"] = [o.model_dump(mode="json") for o in outcomes]
+        st.session_state["upload_generation"] = generation + 1
+        st.rerun()
+    for raw in st.session_state.get("last_outcomes", []):
+        from models.document import IngestOutcome
+
+        show_outcome(IngestOutcome(**raw))
+
+
+def _delete(lib, documents: list[Document]) -> None:
+    with st.expander("Remove contracts", icon=":material/delete:"):
+        labels = {f"{d.file_name} ({d.doc_id[:8]})": d.doc_id for d in documents}
+        chosen = st.multiselect("Contracts to remove", list(labels), key="delete_choice")
+        if chosen and st.button(f"Remove {len(chosen)} contract{'s' if len(chosen) > 1 else ''}", key="delete_ask"):
+            st.session_state["delete_pending"] = [labels[c] for c in chosen]
+        pending = st.session_state.get("delete_pending")
+        if pending:
+            st.warning(f"Remove {len(pending)} contract(s) and everything derived from them? This cannot be undone.")
+            confirm, cancel = st.columns(2)
+            if confirm.button("Yes, remove", type="primary", key="delete_confirm"):
+                for doc_id in pending:
+                    lib.delete(doc_id)
+                st.session_state.pop("delete_pending")
+                st.session_state.pop("delete_choice", None)
+                st.toast(f"Removed {len(pending)} contract(s)")
+                st.rerun()
+            if cancel.button("Cancel", key="delete_cancel"):
+                st.session_state.pop("delete_pending")
+                st.rerun()
+
+
+def library_page() -> None:
+    lib = library()
+    st.title("Contract library")
+    st.caption("Everything stays on this machine: parsing, embeddings and search run locally.")
+    try:
+        _first_start(lib)
+        _upload(lib)
+        documents = lib.documents()
+        st.subheader(f"{len(documents)} contract{'s' if len(documents) != 1 else ''}")
+        if not documents:
+            st.info("The library is empty. Drop contract PDFs above to add them.")
+            return
+        _documents_table(documents)
+        _delete(lib, documents)
+    except ClausegraphError as error:
+        st.error(str(error))
+
+
+def _sidebar() -> None:
+    lib = library()
+    with st.sidebar:
+        st.caption(f"Store: `{lib.settings.store_dir}`")
+        st.caption(f"Embeddings: {lib.embedder.model_name} (local)")
+
+
+navigation = st.navigation(
+    [
+        st.Page(library_page, title="Library", icon=":material/folder_open:", default=True),
+        st.Page("pages/contract.py", title="Contract structure", icon=":material/account_tree:"),
+    ]
+)
+_sidebar()
+navigation.run()

@@ -1,0 +1,47 @@
+"""Show ingestion moving through its stages: parse, structure, embed, store."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.ingest.pipeline import Progress, Stage
+from engine.service import Library
+from models.document import IngestOutcome, IngestStatus
+
+# Where each stage starts on the bar and how much of it it fills: embedding dominates.
+_STAGE_SPAN = {Stage.PARSE: (0.0, 0.10), Stage.STRUCTURE: (0.10, 0.05), Stage.EMBED: (0.15, 0.80), Stage.STORE: (0.95, 0.05)}
+_STAGE_LABEL = {Stage.PARSE: "Parsing", Stage.STRUCTURE: "Finding structure", Stage.EMBED: "Embedding", Stage.STORE: "Storing"}
+
+
+def ingest_with_progress(library: Library, files: list[tuple[str, bytes]]) -> list[IngestOutcome]:
+    """Ingest uploaded files one by one, each with its own progress bar."""
+    outcomes: list[IngestOutcome] = []
+    for name, data in files:
+        bar = st.progress(0.0, text=f"{name}: waiting")
+
+        def update(event: Progress, bar=bar) -> None:
+            start, span = _STAGE_SPAN[event.stage]
+            detail = f" ({event.message})" if event.message else ""
+            bar.progress(min(start + span * event.fraction, 1.0), text=f"{event.file_name}: {_STAGE_LABEL[event.stage]}{detail}")
+
+        outcome = library.ingest_upload(name, data, update)
+        bar.progress(1.0, text=f"{name}: {outcome.status.value}")
+        outcomes.append(outcome)
+    library.refresh_indexes(outcomes)
+    return outcomes
+
+
+def show_outcome(outcome: IngestOutcome) -> None:
+    if outcome.status is IngestStatus.FAILED:
+        st.error(f"**{outcome.file_name}** was not added: {outcome.message}", icon=":material/error:")
+    elif outcome.status is IngestStatus.UNCHANGED:
+        st.info(f"**{outcome.file_name}** is already in the library; nothing changed.", icon=":material/info:")
+    else:
+        st.success(
+            f"**{outcome.file_name}**: {outcome.pages} pages, {outcome.clauses} clauses, "
+            f"{outcome.definitions} definitions, {outcome.references_resolved} cross-references resolved "
+            f"({outcome.references_unresolved} unresolved), {outcome.seconds:.1f} s",
+            icon=":material/check_circle:",
+        )
+        for warning in outcome.warnings:
+            st.warning(f"**{outcome.file_name}**: {warning}", icon=":material/warning:")
