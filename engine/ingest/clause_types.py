@@ -43,7 +43,7 @@ _HEADING_RULES: list[tuple[ClauseType, str]] = [
 # Text phrases -> type, each a strong signal on its own.
 _TEXT_RULES: list[tuple[ClauseType, str]] = [
     (T.DEFINITIONS, r"[\"“‘'][A-Z][^\"”’']{0,60}[\"”’']\s*(?:shall\s+)?(?:means|has the meaning|shall have the meaning)"),
-    (T.GOVERNING_LAW, r"governed by(?:,)? (?:and (?:construed|interpreted) in accordance with(?:,)? )?(?:the )?laws? of|construed (?:and enforced )?in accordance with (?:the )?laws? of|governing law"),
+    (T.GOVERNING_LAW, r"governed by[^.;]{0,80}?\blaws?\b|(?:construed|interpreted|enforced)[^.;]{0,40}in accordance with[^.;]{0,30}\blaws?\b|governing law"),
     (T.DISPUTE_RESOLUTION, r"\barbitrat|exclusive jurisdiction|submit to the (?:non-exclusive |exclusive )?jurisdiction|waive(?:s)? (?:any )?(?:right to )?(?:a )?trial by jury|\bvenue\b|mediat"),
     (T.CHANGE_OF_CONTROL, r"change (?:of|in) control|merger|acquisition of (?:all|substantially all)|(?:sale|transfer) of (?:all or )?substantially all"),
     (T.ASSIGNMENT, r"(?:may|shall) not (?:be )?assign|assign (?:or|and|,)? ?(?:otherwise )?transfer|without the (?:prior )?(?:written )?consent of[^.]{0,60}assign|\bassign(?:ed|ment)? (?:this|the) agreement"),

@@ -150,7 +150,7 @@ class _Segmenter:
         parent = self.anchor.parent if self.anchor.kind is ClauseKind.DEFINITION else self.anchor
         if parent is None:
             return False
-        joined = " ".join(l.text.strip() for l in self.lines[index : index + 4])
+        joined = " ".join(l.text.strip() for l in self.lines[index : index + 6])
         term = definition_opening(joined, self._in_glossary(parent))
         if term is None:
             return False

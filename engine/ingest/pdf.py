@@ -373,6 +373,13 @@ def _drop_running_lines(
     pages_with_text = sum(1 for rows in pages if rows)
     repeat_floor = max(2, int(pages_with_text * 0.3)) if pages_with_text >= 2 else 10**9
 
+    running = {shape for shape, count in counts.items() if count >= repeat_floor}
+
+    def is_running(shape: str) -> bool:
+        # The same footer is sometimes split into two rows on a few pages: a piece of a
+        # frequent running line is running too.
+        return shape in running or (len(shape) >= 12 and any(shape in r for r in running))
+
     kept_pages: list[list[Row]] = []
     removed = 0
     for rows, (_, height) in zip(pages, sizes):
@@ -386,7 +393,7 @@ def _drop_running_lines(
         for row in rows:
             text = row.text.strip()
             drop = id(row) in candidates and (
-                counts[_shape(text)] >= repeat_floor
+                is_running(_shape(text))
                 or _EDGAR_SOURCE_LINE.match(text)
                 or (id(row) in outermost and _PAGE_NUMBER.match(text))
             )
@@ -412,23 +419,34 @@ def _vocabulary(pages: list[list[Row]]) -> Counter[str]:
     return words
 
 
+_HYPHEN_PREFIXES = frozenset(
+    "non self co ex pre post anti cross semi quasi multi well third first second half full part long short "
+    "follow sub re de".split()
+)
+
+
 def _hyphen_join(last: str, following: str, vocabulary: Counter[str]) -> str | None:
     """How a word broken across lines is rejoined: with its hyphen, without, or not at all.
 
-    Returns the text to keep of the first part ("inter" or "self-"), or None when the
-    line break is not a hyphenation.
+    Returns the text to keep of the first part ("agree" or "non-"), or None when the line
+    break is not a hyphenation. The document itself is the dictionary: a form seen
+    elsewhere wins; a known prefix ("non-") or two real words ("pass-through") keep the
+    hyphen; a fragment ("agree-" + "ment") is joined.
     """
     if len(last) < 3 or not last.endswith(_HYPHENS) or not last[-2].isalpha():
         return None
-    head = last[:-1]
     if not following[:1].islower():
         return None
-    tail = re.match(r"[\w']+", following)
-    tail_text = tail.group(0) if tail else following
-    core_head = head.lstrip("(\"'“‘[").lower()
-    joined = vocabulary[(core_head + tail_text).lower()]
-    hyphenated = vocabulary[f"{core_head}-{tail_text}".lower()]
-    return head + "-" if hyphenated > joined else head
+    head = last[:-1]
+    tail_match = re.match(r"[\w']+", following)
+    tail = (tail_match.group(0) if tail_match else following).lower()
+    core = head.lstrip("(\"'“‘[").lower()
+    joined, hyphenated = vocabulary[core + tail], vocabulary[f"{core}-{tail}"]
+    if joined != hyphenated:
+        return head if joined > hyphenated else head + "-"
+    if core in _HYPHEN_PREFIXES or (vocabulary[core] and vocabulary[tail] > 1):
+        return head + "-"
+    return head
 
 
 def _assemble(pages: list[list[Row]], sizes: list[tuple[float, float]]) -> DocumentText:

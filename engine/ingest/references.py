@@ -57,7 +57,7 @@ def find_references(text: str) -> list[FoundReference]:
         if _is_external(text, match):
             continue
         kind = _kind(keyword)
-        written = " ".join(match.group(0).split())
+        written = " ".join(match.group(0).split()).rstrip(".")
         items = list(_ITEM.finditer(match.group("items")))
         previous_end = 0
         for index, item in enumerate(items):

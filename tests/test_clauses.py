@@ -1,0 +1,117 @@
+"""Clause segmentation and the clause tree, on real contracts and on edge cases."""
+
+from __future__ import annotations
+
+from engine.ingest.clauses import segment
+from engine.ingest.pdf import read_pdf
+from models.clause import ClauseKind
+from tests.pdfmaker import make_pdf
+
+
+def test_gcloud_deeply_nested_clause_has_its_parent_chain(gcloud):
+    assert gcloud.parent_chain("9.2.2.1") == ["9.2.2", "9.2", "9"]
+    assert gcloud.clause("9.2.2.1").heading == "Framework Agreement section 2"
+    assert gcloud.clause("9").heading == "Defined Terms" and gcloud.clause("9").level == 1
+    assert gcloud.parent_chain("4.6.1") == ["4.6", "4"]
+    assert gcloud.clause("4.6").heading == "Liability"
+    assert gcloud.clause("1").heading == "The appointment"
+
+
+def test_gcloud_table_of_contents_and_schedules(gcloud):
+    contents = gcloud.clause("Contents")
+    assert contents.kind is ClauseKind.TOC and contents.page_start == 2
+    assert "Section 9 - Defined Terms" in contents.text
+    # Entries of the contents never pose as clauses: "9" is the real Section 9 on page 26.
+    assert gcloud.clause("9").page_start > 20
+    for ref, heading in [("Schedule 1", "Self Audit Certificate"), ("Schedule 2", "MI reporting template")]:
+        schedule = gcloud.clause(ref)
+        assert schedule.kind is ClauseKind.SCHEDULE and schedule.heading == heading and schedule.parent_id is None
+        assert schedule.page_start >= 30
+
+
+def test_clauses_cover_the_document_in_order(gcloud, highways):
+    for contract in (gcloud, highways):
+        clauses = contract.graph.clauses
+        assert clauses[0].char_start == 0
+        for before, after in zip(clauses, clauses[1:]):
+            assert before.char_end <= after.char_start
+            assert contract.text.text[before.char_end : after.char_start].strip() == ""
+        for clause in clauses:
+            assert clause.text == contract.text.text[clause.char_start : clause.char_end]
+
+
+def test_highways_nda_preamble_recitals_and_subclauses(highways):
+    assert highways.clause("Preamble").text.startswith("NON-DISCLOSURE AGREEMENT")
+    recitals = highways.clause("Recitals")
+    assert recitals.kind is ClauseKind.RECITALS and "Permitted Purpose" in recitals.text
+    assert highways.parent_chain("2.1.4") == ["2.1", "2"]
+    assert highways.clause("2.1.4").text == "2.1.4 not transfer any of the Confidential Information outside the United Kingdom;"
+    definition = highways.clause('1.1 "Confidential Information"')
+    assert definition.kind is ClauseKind.DEFINITION and definition.parent_ref == "1.1"
+    assert highways.parent_chain('1.1 "Confidential Information"(d)(iv)') == [
+        '1.1 "Confidential Information"(d)', '1.1 "Confidential Information"', "1.1", "1",
+    ]
+
+
+def test_mutual_nda_lettered_exceptions_and_signature_block(mutual_nda):
+    assert [c.path for c in mutual_nda.graph.clauses] == [
+        "Preamble", "1", "2", "3", "4", "5", "5(a)", "5(b)", "6", "7", "8", "9", "10", "Signatures",
+    ]
+    assert mutual_nda.clause("5(b)").parent_ref == "5"
+    assert mutual_nda.clause("Signatures").text.startswith("Signed [by [insert name]]")
+    assert mutual_nda.clause("10").page_start == 2
+
+
+def _outline(tmp_path, lines, pages=None):
+    path = make_pdf(tmp_path / "c.pdf", pages or [lines])
+    return {s.path: s for s in segment(read_pdf(path))}
+
+
+def test_articles_sections_and_numbers_on_their_own_line(tmp_path):
+    segments = _outline(
+        tmp_path,
+        [
+            "MASTER SERVICES AGREEMENT",
+            "ARTICLE I",
+            "DEFINITIONS",
+            "Section 1.01 Defined Terms. Capitalised terms have the meanings below.",
+            "ARTICLE II",
+            "TERM AND TERMINATION",
+            "Section 2.01 Term. This Agreement runs for three years.",
+            "Section 2.02 Termination. Either party may terminate:",
+            ">(a) for material breach not cured within thirty days; or",
+            ">(b) on insolvency of the other party, in which case",
+            ">(i) notice is effective at once; and",
+            ">(ii) Section 2.01 no longer applies.",
+            "3.",
+            "Governing Law",
+            "This Agreement is governed by the laws of the State of New York.",
+        ],
+    )
+    assert segments["Article I"].heading == "DEFINITIONS"
+    assert segments["2.02"].parent.ref == "Article II"
+    assert segments["2.02(b)(ii)"].parent.ref == "2.02(b)"
+    assert segments["2.02(b)"].parent.ref == "2.02"
+    assert segments["3"].heading == "Governing Law"
+    assert segments["3"].parent is None
+
+
+def test_wrapped_references_are_not_headings(tmp_path):
+    wide = "The Distributor shall pay the fees described in this Agreement as set forth in Section"
+    segments = _outline(
+        tmp_path,
+        [
+            "1. Fees. The fees are payable monthly in arrears.",
+            wide,
+            "2.1 of the Price Schedule and no other amount shall be payable for any reason whatsoever at",
+            "all under this Agreement.",
+            "2. Term. Two years.",
+        ],
+    )
+    assert list(segments) == ["1", "2"]
+
+
+def test_letter_i_after_h_continues_the_letters(tmp_path):
+    items = [f">({letter}) item {letter};" for letter in "abcdefghij"]
+    segments = _outline(tmp_path, ["1. Services. The Supplier shall:"] + items)
+    assert [s for s in segments if s.startswith("1(")] == [f"1({letter})" for letter in "abcdefghij"]

@@ -1,0 +1,71 @@
+"""The command line, run as a user runs it: `python -m engine ...` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from engine.settings import PROJECT_ROOT
+from tests.conftest import MUTUAL_NDA
+
+
+def engine(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_ingest_list_show_delete(tmp_path):
+    db = str(tmp_path / "store")
+    not_a_pdf = tmp_path / "notes.pdf"
+    not_a_pdf.write_text("meeting notes, not a contract")
+    missing = tmp_path / "missing.pdf"
+
+    result = engine("ingest", "--db", db, str(not_a_pdf), str(MUTUAL_NDA), str(missing))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"error: {not_a_pdf}: not a PDF file" in result.stderr
+    assert f"error: {missing}: no such file" in result.stderr
+    assert (
+        "ingested Example-Mutual-Non-Disclosure-Agreement.pdf: 2 pages, 14 clauses, 3 definitions, "
+        "references 5 resolved / 0 unresolved" in result.stdout
+    )
+    assert "1 ingested, 0 unchanged, 2 failed" in result.stdout
+
+    again = engine("ingest", "--db", db, str(MUTUAL_NDA.parent / MUTUAL_NDA.name))
+    assert again.returncode == 0 and "unchanged Example-Mutual-Non-Disclosure-Agreement.pdf" in again.stdout
+
+    listing = json.loads(engine("list", "--db", db, "--json").stdout)
+    assert [d["file_name"] for d in listing] == [MUTUAL_NDA.name]
+    doc_id = listing[0]["doc_id"]
+
+    shown = json.loads(engine("show", doc_id[:10], "--db", db, "--json").stdout)
+    assert {"doc_id", "file", "pages", "clauses", "definitions", "edges"} <= set(shown)
+    assert shown["file"] == MUTUAL_NDA.name and shown["pages"] == 2
+    clause = next(c for c in shown["clauses"] if c["ref"] == "5(a)")
+    assert set(clause) >= {"id", "ref", "heading", "parent", "level", "clause_type", "page_start", "page_end", "text"}
+    parent = next(c for c in shown["clauses"] if c["id"] == clause["parent"])
+    assert parent["ref"] == "5" and clause["level"] == 2
+    assert {"term": "Purpose", "ref": "1"} in [{"term": d["term"], "ref": d["ref"]} for d in shown["definitions"]]
+    assert {("REFERENCES", "5", "3"), ("REFERENCES", "5", "4")} <= {(e["type"], e["src_ref"], e["dst_ref"]) for e in shown["edges"]}
+
+    by_name = json.loads(engine("show", MUTUAL_NDA.name, "--db", db, "--json").stdout)
+    assert by_name["doc_id"] == doc_id
+
+    unknown = engine("show", "no-such-contract.pdf", "--db", db)
+    assert unknown.returncode == 1 and unknown.stderr.startswith("error: no document matches")
+
+    deleted = engine("delete", doc_id[:12], "--db", db)
+    assert deleted.returncode == 0 and f"deleted {MUTUAL_NDA.name}" in deleted.stdout
+    assert json.loads(engine("list", "--db", db, "--json").stdout) == []
+
+
+def test_store_location_comes_from_the_environment(tmp_path):
+    db = tmp_path / "from-env"
+    result = subprocess.run(
+        [sys.executable, "-m", "engine", "list"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+        env={"CLAUSEGRAPH_DB": str(db), "PATH": "/usr/bin:/bin"}, timeout=120,
+    )
+    assert result.returncode == 0 and "The library is empty" in result.stdout
+    assert (db / "lance").is_dir()

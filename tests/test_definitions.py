@@ -1,0 +1,71 @@
+"""Defined terms and DEFINES edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.ingest.definitions import Strength, TermMatcher, find_definitions
+
+
+def test_highways_terms_have_their_defining_clause(highways):
+    defined = {d.term: d.ref for d in highways.graph.definitions}
+    assert defined["Confidential Information"] == '1.1 "Confidential Information"'
+    assert defined["Disclosing Party"] == '1.1 "Disclosing Party"'
+    assert defined["HECL"] == "Preamble(1)"
+    # "has the meaning given ... in Clause 3.1" points to the real definition, which wins
+    assert defined["Receiving Party Authorised Person"] == "3.1"
+    assert defined["Information Return Notice"] == "5.1"
+
+
+def test_highways_defines_edges_reach_the_clauses_using_a_term(highways):
+    users = {e.dst_ref for e in highways.edges("DEFINES") if e.label == "Confidential Information"}
+    assert {"2.1.1", "2.1.4", "3.1", "5.1", "Recitals"} <= users
+    assert '1.1 "Confidential Information"' not in users  # never to itself
+    authorised = {e.dst_ref for e in highways.edges("DEFINES") if e.label == "Receiving Party Authorised Person"}
+    assert "2.2" in authorised
+    # "Receiving Party Authorised Person" is one term, not also a use of "Receiving Party" in 3.2
+    clause = highways.clause("2.2")
+    assert "Receiving Party Authorised Person" in clause.terms_used
+
+
+def test_gcloud_glossary_rows_define_terms(gcloud):
+    defined = {d.term: d.ref for d in gcloud.graph.definitions}
+    assert defined["Additional Services"] == '9.1 "Additional Services"'
+    assert defined["Supplier Insolvency Event"] == '9.1 "Supplier Insolvency Event"'
+    assert defined["MI Failure"] == "6.9"  # "CCS may treat this as an 'MI Failure'"
+    users = {e.dst_ref for e in gcloud.edges("DEFINES") if e.label == "MI Failure"}
+    assert {"5.1", "6.10", "6.11"} <= users
+
+
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        ("“Affiliate” means any entity controlling a Party.", ["Affiliate"]),
+        ('"Territory" shall mean the United States.', ["Territory"]),
+        ("‘Cause’ has the meaning set out below.", ["Cause"]),
+        ("“Change of Control” shall have the meaning given in Section 9.", ["Change of Control"]),
+        ("“Control,” “Controls” or “Controlled by” means the power to direct.", ["Control", "Controls", "Controlled by"]),
+        ("Acme Inc. (the “Supplier”) and Beta LLC (“Buyer”)", ["Supplier", "Buyer"]),
+        ("(hereinafter “Licensee”)", ["Licensee"]),
+        ('each a "Party" and together the "Parties"', ["Party", "Parties"]),
+        ("information (the Confidential Information) to the other party", ["Confidential Information"]),
+        ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
+        ("the words “include” and cognate expressions", []),  # not capitalised: not a term
+    ],
+)
+def test_definition_forms(text, terms):
+    assert [d.term for d in find_definitions(text)] == terms
+
+
+def test_pointer_definitions_are_weakest():
+    found = find_definitions("“Losses” has the meaning set forth in Section 14.1.")
+    assert found[0].strength is Strength.POINTER
+    assert find_definitions("“Losses” means all damages.")[0].strength is Strength.EXPLICIT
+
+
+def test_term_matching_is_whole_word_capitalised_and_allows_plurals():
+    matcher = TermMatcher(["Party", "Confidential Information", "Affiliate"])
+    assert matcher.terms_in("each of the Parties and its Affiliates' Confidential Information") == [
+        "Party", "Affiliate", "Confidential Information",
+    ]
+    assert matcher.terms_in("a third party, confidential information, Partyline, affiliated") == []
