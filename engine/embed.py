@@ -94,17 +94,20 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._load()
+        # Batches of similar length waste no compute on padding: encode in length order,
+        # then put the vectors back in the callers' order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         chunk = self.batch_size * 4
-        parts = []
-        for start in range(0, len(texts), chunk):
-            part = model.encode(
-                texts[start : start + chunk],
+        for start in range(0, len(order), chunk):
+            indexes = order[start : start + chunk]
+            vectors[indexes] = model.encode(
+                [texts[i] for i in indexes],
                 batch_size=self.batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-            parts.append(part.astype(np.float32))
             if progress:
                 progress(min(start + chunk, len(texts)), len(texts))
-        return np.vstack(parts)
+        return vectors
