@@ -112,7 +112,7 @@ class _Segmenter:
             if self._special(index, line):
                 continue
             marker = parse_marker(line.text)
-            if marker is None and self._definition_entry(index, line):
+            if marker is None and (self._definition_entry(index, line) or self._unnumbered_heading(index, line)):
                 continue
             if marker is None or not self._plausible_heading(index, marker):
                 continue
@@ -161,6 +161,26 @@ class _Segmenter:
         self.lists = []
         return True
 
+    def _unnumbered_heading(self, index: int, line: TextLine) -> bool:
+        """In a document (or schedule) with no numbering at all, a bold or capitalised line
+        standing alone above a paragraph heads a section: "PRICING", "Terms of Agreement"."""
+        if self.keys or index < 3 or line.full_width or index + 1 >= len(self.lines):
+            return False
+        text = line.text.strip()
+        letters = [c for c in text if c.isalpha()]
+        capitals = len(letters) >= 3 and sum(c.isupper() for c in letters) / len(letters) > 0.8
+        if not (line.bold or capitals) or not _is_title(text) or len(_WORD.findall(text)) > 8:
+            return False
+        following = self.lines[index + 1]
+        if following.bold or len(_WORD.findall(following.text)) < 6 or parse_marker(following.text) is not None:
+            return False
+        heading = text.rstrip(".:")
+        segment = Segment(self._unique_ref(heading, self.container), heading, ClauseKind.SECTION, line.start, container=self.container)
+        self.current = self._open(segment, parent=self.container)
+        self.anchor = segment
+        self.lists = []
+        return True
+
     def _in_glossary(self, clause: Segment) -> bool:
         """Is this clause, or one it sits in, a list of definitions?"""
         node: Segment | None = clause
@@ -191,7 +211,7 @@ class _Segmenter:
         if marker.style is Style.SCHEDULE:
             if not self.seen_numbered and line.page == 1:
                 return False  # "EXHIBIT 10.65 / EXHIBIT II" on a cover: the document's own label
-            return self._plausible_schedule(marker, previous, first_on_page)
+            return self._plausible_schedule(index, marker, previous, first_on_page)
         if _LOWER_START.match(marker.rest) and marker.style in (Style.ARTICLE, Style.SECTION):
             return False  # "Section 5 of the Act", "Article 3 hereof"
         if wrapped and _REFERENCE_LEAD.search(previous):
@@ -206,12 +226,14 @@ class _Segmenter:
         if marker.style is Style.NUMBER and not marker.label.isdigit():
             return False
         if marker.style is Style.NUMBER and not line.text.strip().startswith(f"{marker.label}."):
-            # a bare "5" or "5 Termination": only as a short heading that continues the numbering
-            if len(_WORD.findall(marker.rest)) > 8 or _SENTENCE_END.search(marker.rest):
+            # a bare "5" or "5 FEES.": only as a short heading that continues the numbering
+            if len(_WORD.findall(marker.rest)) > 8 or (_SENTENCE_END.search(marker.rest) and not _is_title(marker.rest)):
                 return False
+        if _is_toc_entry(marker):
+            return False  # "12.3 Other Early Termination. 42" outside the detected contents
         return True
 
-    def _plausible_schedule(self, marker: Marker, previous: str, first_on_page: bool) -> bool:
+    def _plausible_schedule(self, index: int, marker: Marker, previous: str, first_on_page: bool) -> bool:
         if "." in marker.label or re.match(r"^\d+\.\d+", marker.rest):
             return False  # EDGAR filing labels: "Exhibit 10.1"
         rest_words = _WORD.findall(marker.rest)
@@ -225,7 +247,17 @@ class _Segmenter:
         if not (first_on_page or previous_ends):
             return False
         ref = _schedule_ref(marker)
-        return not any(s.ref == ref for s in self.root_children)  # a repeated page header
+        if any(s.ref == ref for s in self.root_children):
+            return False  # a repeated page header
+        return not self._lists_schedules(index, marker)
+
+    def _lists_schedules(self, index: int, marker: Marker) -> bool:
+        """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them."""
+        for following in self.lines[index + 1 : index + 3]:
+            other = parse_marker(following.text)
+            if other is not None and other.style is Style.SCHEDULE and other.word.lower() == marker.word.lower():
+                return True
+        return False
 
     def _place(self, index: int, line: TextLine, marker: Marker) -> None:
         if marker.style is Style.SCHEDULE:
@@ -457,6 +489,12 @@ def _looks_like_toc_page(lines: list[TextLine], index: int) -> bool:
     return numbered >= 6
 
 
+def _is_toc_entry(marker: Marker) -> bool:
+    """A heading followed by nothing but a page number: an entry of a table of contents."""
+    match = re.match(r"^(.*?)[.\s]*\s(\d{1,3})$", marker.rest)
+    return bool(match and match.group(1) and _is_title(match.group(1).rstrip(".")))
+
+
 def _toc_continues(upcoming: list[TextLine]) -> bool:
     """Does the table of contents go on over a page break? Its entries are short lines,
     most of them numbered or ending in a page number."""
@@ -469,7 +507,7 @@ def _toc_continues(upcoming: list[TextLine]) -> bool:
         1 for line, words in zip(upcoming, counts)
         if words <= 12 and (parse_marker(line.text) is not None or _ENDS_WITH_PAGE_NUMBER.search(line.text))
     )
-    return entries >= min(4, len(upcoming)) and max(counts) < 20
+    return entries >= min(3, len(upcoming)) and max(counts) < 20
 
 
 def _toc_end(lines: list[TextLine], start: int) -> int:
@@ -481,7 +519,7 @@ def _toc_end(lines: list[TextLine], start: int) -> int:
         line = lines[index]
         text = line.text.strip()
         if line.page != page:
-            if not _toc_continues(lines[index : index + 6]):
+            if not _toc_continues(lines[index : index + 8]):
                 break
             page = line.page
         marker = parse_marker(text)

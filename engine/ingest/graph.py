@@ -146,6 +146,7 @@ def _reference_edges(clauses: list[Clause], segments: list[Segment]) -> list[Edg
     resolver = ReferenceResolver([(c.ref, container) for c, container in zip(clauses, containers)])
     by_ref = {(container, c.ref): c for c, container in zip(clauses, containers)}
     body = {c.ref: c for c, container in zip(clauses, containers) if container is None}
+    clauses_by_id = {c.clause_id: c for c in clauses}
     edges: list[Edge] = []
     seen: set[tuple[str, str | None, str]] = set()
 
@@ -164,6 +165,8 @@ def _reference_edges(clauses: list[Clause], segments: list[Segment]) -> list[Edg
                     targets += resolver.range_between(previous_target, target_ref, container)
                 targets.append(target_ref)
             previous_target = target_ref
+            if not targets and found.kind == "relative" and _enumerated_inline(found.target, clause, clauses_by_id):
+                continue  # "clause (ii)" of an enumeration written inside this clause's own text
             if not targets:
                 key = (clause.clause_id, None, f"{found.kind}:{found.target}")
                 if key not in seen:
@@ -186,6 +189,21 @@ def _reference_edges(clauses: list[Clause], segments: list[Segment]) -> list[Edg
                          src_ref=clause.ref, dst_ref=target.ref, label=found.text)
                 )
     return edges
+
+
+def _enumerated_inline(label: str, clause: Clause, by_id: dict[str, Clause]) -> bool:
+    """Is "(ii)" one of the items written inline in this clause or the clause it sits in?"""
+    first = re.match(r"\([^)]*\)", label)
+    if first is None:
+        return False
+    node: Clause | None = clause
+    for _ in range(2):
+        if node is None:
+            return False
+        if node.text.count(first.group(0)) >= (2 if node is clause else 1):
+            return True
+        node = by_id.get(node.parent_id) if node.parent_id else None
+    return False
 
 
 _TITLE_WORDS = re.compile(

@@ -176,14 +176,16 @@ def read_pdf(source: Path | bytes) -> DocumentText:
 
 def _page_rows(page: pymupdf.Page, number: int) -> list[Row]:
     """The rows of one page in reading order."""
-    raw = page.get_text("rawdict", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+    # No MEDIABOX_CLIP: it drops whole glyphs near the left edge ("ARTICLE 2" read as
+    # "LE 2"); characters off the page are filtered in _line_row instead.
+    raw = page.get_text("rawdict", flags=0)
     blocks: list[list[tuple[Row, bool]]] = []
     for block in raw["blocks"]:
         if block.get("type") != 0:
             continue
         rows = []
         for line in block["lines"]:
-            row = _line_row(line, number)
+            row = _line_row(line, number, page.rect)
             if row is not None:
                 horizontal = abs(line["dir"][1]) < 0.1 and line["dir"][0] > 0
                 rows.append((row, horizontal))
@@ -199,7 +201,7 @@ def _page_rows(page: pymupdf.Page, number: int) -> list[Row]:
     return _reading_order(units)
 
 
-def _line_row(line: dict, page: int) -> Row | None:
+def _line_row(line: dict, page: int, bounds: pymupdf.Rect) -> Row | None:
     """Split a PyMuPDF line into words using its character boxes."""
     words: list[Word] = []
     sizes: list[float] = []
@@ -226,6 +228,8 @@ def _line_row(line: dict, page: int) -> Row | None:
             if c == _SOFT_HYPHEN:
                 c = "-"
             x0, y0, x1, y1 = char["bbox"]
+            if not (bounds.x0 <= (x0 + x1) / 2 <= bounds.x1 and bounds.y0 <= (y0 + y1) / 2 <= bounds.y1):
+                continue  # printed off the page
             if current:
                 box[0], box[1] = min(box[0], x0), min(box[1], y0)
                 box[2], box[3] = max(box[2], x1), max(box[3], y1)

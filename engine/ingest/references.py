@@ -60,8 +60,13 @@ def find_references(text: str) -> list[FoundReference]:
         written = " ".join(match.group(0).split()).rstrip(".")
         items = list(_ITEM.finditer(match.group("items")))
         previous_end = 0
+        base = ""  # "7.2" of "Section 7.2(b) or (c)": a bare "(c)" that follows is 7.2(c)
         for index, item in enumerate(items):
             label = item.group(0).strip().strip("\"“”'‘’").rstrip(".")
+            if label.startswith("(") and base:
+                label = base + label
+            elif not label.startswith("("):
+                base = label.split("(")[0].strip()
             between = match.group("items")[previous_end : item.start()]
             previous_end = item.end()
             item_kind = kind
@@ -129,6 +134,8 @@ class ReferenceResolver:
         label = reference.target
         if kind in ("schedule", "exhibit", "annex", "appendix", "attachment"):
             return self._schedules.get(f"{kind} {label}".lower())
+        if kind == "article" and "." in label:
+            return self._section(label, container)  # "Articles 3.08 and 3.09"
         if kind == "article":
             value = int(label) if label.isdigit() else roman_value(label)
             if value and value in self._article_by_number:
