@@ -16,7 +16,9 @@ def test_types_on_the_sample_contracts(gcloud, highways, mutual_nda):
         (gcloud, '9.1 "Supplier"'): ClauseType.DEFINITIONS,
         (highways, "2.1.4"): ClauseType.CONFIDENTIALITY,
         (highways, "7.1"): ClauseType.NOTICES,
-        (highways, "8.2"): ClauseType.GOVERNING_LAW,  # a subclause keeps its section's subject
+        (highways, "8.1"): ClauseType.GOVERNING_LAW,
+        (highways, "8.2"): ClauseType.DISPUTE_RESOLUTION,  # "submits to the exclusive jurisdiction", under "Governing law"
+        (highways, '1.1 "Confidential Information"(a)(i)'): ClauseType.DEFINITIONS,  # no words of its own: inherits
         (mutual_nda, "10"): ClauseType.GOVERNING_LAW,
     }
     for (contract, ref), clause_type in expected.items():

@@ -102,7 +102,22 @@ def normalise_term(raw: str) -> str | None:
         return None
     if term.isdigit() or len(term) < 2:
         return None
-    return term
+    return _uncapitalise(term)
+
+
+_MINOR = frozenset("a an and as at by for from in into of on or the to with".split())
+
+
+def _uncapitalise(term: str) -> str:
+    """A term defined in capitals is used in title case: "OUTSOURCING SERVICES" -> "Outsourcing Services".
+
+    Acronyms ("HSNS", "FDA") stay as they are.
+    """
+    letters = [c for c in term if c.isalpha()]
+    if not letters or not all(c.isupper() for c in letters) or (" " not in term and len(letters) <= 5):
+        return term
+    words = term.lower().split()
+    return " ".join(w if i and w in _MINOR else w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
 # A line that opens a definition: "Affiliate" means ... / "Disclosing Party" has the meaning ...
