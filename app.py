@@ -39,14 +39,14 @@ def _documents_table(documents: list[Document]) -> None:
 
 def _first_start(lib) -> None:
     """An empty library gets the sample contracts, so there is something to ask about."""
-    if st.session_state.get("samples_checked") or lib.documents():
-        st.session_state["samples_checked"] = True
+    if st.session_state.get("samples_checked"):
         return
     st.session_state["samples_checked"] = True
+    samples = lib.samples_for_new_library()
+    if not samples:
+        return
     with st.status("Adding the sample contracts to your new library…", expanded=True) as status:
-        from engine.settings import SAMPLES_DIR
-
-        files = [(p.name, p.read_bytes()) for p in sorted(SAMPLES_DIR.glob("*.pdf"))]
+        files = [(path.name, path.read_bytes()) for path in samples]
         outcomes = ingest_with_progress(lib, files)
         for outcome in outcomes:
             show_outcome(outcome)

@@ -59,11 +59,11 @@ class Library:
         if any(o.status is IngestStatus.INGESTED for o in outcomes):
             self.store.optimize()
 
-    def ensure_samples(self, progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
-        """Give a new, empty library the sample contracts, so there is something to ask about."""
+    def samples_for_new_library(self) -> list[Path]:
+        """The sample contracts, if the library is empty: a new user gets something to ask about."""
         if self.store.documents() or not SAMPLES_DIR.is_dir():
             return []
-        return self.ingest_paths([SAMPLES_DIR], progress)
+        return sorted(SAMPLES_DIR.glob("*.pdf"))
 
     # ---------------------------------------------------------------- browse
 

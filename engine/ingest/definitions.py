@@ -31,7 +31,7 @@ _VERB = (
 _JOIN = r"\s*(?:,\s*)?(?:(?:or|and|and/or)\s+)?(?:the\s+)?"
 # "X" [, "Y" or "Z"] [(optional aside)] means ...
 _MEANS = re.compile(
-    rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}})"
+    rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)"
     rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*(?:shall\s+|will\s+)?(?:{_VERB}|:)",
 )
 _INLINE_LEAD = (
@@ -41,7 +41,7 @@ _INLINE_LEAD = (
 )
 # (the "X") or ("X" or "Y") -- the whole parenthesis is the definition
 _PARENTHESISED = re.compile(
-    rf"\(\s*{_INLINE_LEAD}{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}})\s*[,;]?\s*(?:[^()]{{0,40}})?\)",
+    rf"\(\s*{_INLINE_LEAD}{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)\s*[,;]?\s*(?:[^()]{{0,40}})?\)",
 )
 # each a "Party", together the "Parties", referred to as "Licensee", known as the "Parties"
 _LEAD_PHRASE = re.compile(
@@ -123,7 +123,7 @@ def _uncapitalise(term: str) -> str:
 # A line that opens a definition: "Affiliate" means ... / "Disclosing Party" has the meaning ...
 DEFINITION_OPENING = re.compile(rf"^[{_OPEN}]\s*(?P<term>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,80}}?)\s*[{_CLOSE}]")
 _DEFINING_VERB = re.compile(
-    rf"\s*(?:[,;]?\s*(?:or|and)?\s*(?:the\s+)?[{_OPEN}][^{_OPEN}{_CLOSE}]{{1,80}}[{_CLOSE}]\s*)*(?:\([^()]{{0,60}}\)\s*)?[,:]?\s*"
+    rf"\s*+(?:[,;]?\s*+(?:or|and)?\s*+(?:the\s+)?[{_OPEN}][^{_OPEN}{_CLOSE}]{{1,80}}[{_CLOSE}]\s*+)*+(?:\([^()]{{0,60}}\)\s*)?[,:]?\s*"
     rf"(?:(?:shall|will)\s+)?(?:{_VERB}|:|[-–—])",
     re.IGNORECASE,
 )

@@ -16,6 +16,7 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pymupdf
@@ -48,7 +49,7 @@ class Word:
     y1: float
 
 
-@dataclass(slots=True)
+@dataclass
 class Row:
     """One visual line of text on a page: words left to right."""
 
@@ -57,23 +58,23 @@ class Row:
     size: float
     bold: bool
 
-    @property
+    @cached_property
     def x0(self) -> float:
         return self.words[0].x0
 
-    @property
+    @cached_property
     def x1(self) -> float:
         return self.words[-1].x1
 
-    @property
+    @cached_property
     def y0(self) -> float:
         return min(w.y0 for w in self.words)
 
-    @property
+    @cached_property
     def y1(self) -> float:
         return max(w.y1 for w in self.words)
 
-    @property
+    @cached_property
     def text(self) -> str:
         return " ".join(w.text for w in self.words)
 

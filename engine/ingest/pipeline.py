@@ -7,6 +7,7 @@ again. A file that fails at any stage leaves the store as it was.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from engine.ingest.graph import ClauseGraph, build_graph
 from engine.ingest.pdf import DocumentText, read_pdf
 from engine.store import ClauseStore
 from models.document import Document, IngestOutcome, IngestStatus
+
+logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
 PARSER_VERSION = "1"
@@ -179,7 +182,7 @@ def ingest_bytes(
         clause_vectors, windows = embed_contract(parsed, embedder, progress)
         store_started = time.perf_counter()
         progress(Progress(file_name, Stage.STORE, 0.0, "writing to the store"))
-        document = _document(parsed, embedder, len(data))
+        document = _document(parsed, embedder, len(data), seconds=store_started - started)
         if store.document(parsed.doc_id) is not None:  # an older parser's version of the same file
             store.delete_document(parsed.doc_id)
         store.add_contract(
@@ -191,6 +194,13 @@ def ingest_bytes(
     except ClausegraphError as error:
         return IngestOutcome(file_name=file_name, status=IngestStatus.FAILED, doc_id=doc_id, message=str(error),
                              seconds=time.perf_counter() - started)
+    except Exception as error:  # a PDF that breaks a library must not take the batch down with it
+        logger.exception("ingest of %s failed", file_name)
+        return IngestOutcome(
+            file_name=file_name, status=IngestStatus.FAILED, doc_id=doc_id,
+            message=f"an unexpected problem stopped the ingest ({type(error).__name__}: {error}); nothing was stored",
+            seconds=time.perf_counter() - started,
+        )
     warnings = []
     if parsed.text.pages_without_text:
         pages = ", ".join(str(p) for p in parsed.text.pages_without_text)
@@ -209,7 +219,7 @@ def ingest_bytes(
     )
 
 
-def _document(parsed: ParsedContract, embedder: Embedder, size: int) -> Document:
+def _document(parsed: ParsedContract, embedder: Embedder, size: int, seconds: float) -> Document:
     graph = parsed.graph
     return Document(
         doc_id=parsed.doc_id,
@@ -225,6 +235,6 @@ def _document(parsed: ParsedContract, embedder: Embedder, size: int) -> Document
         parser_version=PARSER_VERSION,
         embedding_model=embedder.model_name,
         ingested_at=datetime.now(timezone.utc),
-        ingest_seconds=parsed.parse_seconds + parsed.structure_seconds,
+        ingest_seconds=seconds,
         size_bytes=size,
     )

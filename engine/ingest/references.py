@@ -29,11 +29,12 @@ _REFERENCE = re.compile(
 )
 _ITEM = re.compile(_NUMBER)
 _RANGE_WORDS = re.compile(r"^\s*(?:through|thru|to|[-–—])\s*$", re.IGNORECASE)
-_EXTERNAL_AFTER = re.compile(
-    r"^\s*(?:\([^)]{0,20}\)\s*)*(?:,\s*)?(?:of|under|in|to)\s+(?:the\s+)?(?!this\b|these\b|hereof\b|herein\b)"
-    r"(?:[A-Z0-9][\w.&'’-]*\s*(?:of\s+|and\s+|for\s+|on\s+)?){1,10}"
-    r"(?:Act|Code|Regulations?|Rules?|U\.?S\.?C\.?|Laws?|Statutes?|Directive|Convention|Treaty|Constitution|"
-    r"Agreement|Plan|Tariff|Conditions|Terms|Indenture|Certificate|Charter|By-?laws|Statement|Policy|Lease|Note|Guidelines)\b",
+# "Section 365(n) of the United States Bankruptcy Code": what follows names another instrument.
+_EXTERNAL_LEAD = re.compile(r"\s*(?:\([^)]{0,20}\)\s*)*(?:,\s*)?(?:of|under|in|to)\s+(?:the\s+)?(?!this\b|these\b|hereof\b|herein\b)")
+_NAME_WORD = re.compile(r"(?:[A-Z0-9][\w.&'’-]*|of|and|for|on)\b")
+_INSTRUMENT = re.compile(
+    r"\b(?:Act|Code|Regulations?|Rules?|U\.?S\.?C\.?|Laws?|Statutes?|Directive|Convention|Treaty|Constitution|"
+    r"Agreement|Plan|Tariff|Conditions|Terms|Indenture|Certificate|Charter|By-?laws|Statement|Policy|Lease|Note|Guidelines)\b"
 )
 _EXTERNAL_BEFORE = re.compile(r"(?:U\.\s?S\.\s?C\.?|C\.\s?F\.\s?R\.?|USC|CFR|Code|Act|Regulations?)\s*$", re.IGNORECASE)
 _OTHER_DOCUMENT = re.compile(r"^\s*(?:\([^)]{0,20}\)\s*)*(?:of|to|in)\s+(?:the|that|such|any|each)\s+(?!Agreement\b)[A-Z][\w-]*", re.UNICODE)
@@ -103,9 +104,30 @@ def _schedule_label(label: str) -> bool:
 def _is_external(text: str, match: re.Match[str]) -> bool:
     after = text[match.end() : match.end() + 160]
     before = text[max(0, match.start() - 20) : match.start()]
-    if _EXTERNAL_AFTER.match(after) or _EXTERNAL_BEFORE.search(before):
+    if _EXTERNAL_BEFORE.search(before):
         return True
+    lead = _EXTERNAL_LEAD.match(after)
+    if lead is not None:
+        name = _instrument_name(after, lead.end())
+        if name and _INSTRUMENT.search(name):
+            return True
     return bool(_OTHER_DOCUMENT.match(after)) and not re.match(r"^\s*(?:of|to|in)\s+(?:this|the)\s+Agreement\b", after)
+
+
+def _instrument_name(text: str, position: int) -> str:
+    """The capitalised name starting at `position`: "United States Bankruptcy Code"."""
+    words = []
+    while len(words) < 10:
+        while position < len(text) and text[position] in " \t\n":
+            position += 1
+        word = _NAME_WORD.match(text, position)
+        if word is None:
+            break
+        words.append(word.group(0))
+        position = word.end()
+    while words and words[-1] in ("of", "and", "for", "on"):
+        words.pop()
+    return " ".join(words) if words and (words[0][:1].isupper() or words[0][:1].isdigit()) else ""
 
 
 class ReferenceResolver:
