@@ -8,10 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.embed import Embedder
-from engine.ingest.pipeline import ProgressCallback, no_progress, ingest_bytes
+from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
+
+
+__all__ = ["Library", "Progress", "ProgressCallback", "Stage", "expand_paths"]
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:

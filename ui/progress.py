@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.ingest.pipeline import Progress, Stage
-from engine.service import Library
+from engine.service import Library, Progress, Stage
 from models.document import IngestOutcome, IngestStatus
 
 # Where each stage starts on the bar and how much of it it fills: embedding dominates.

@@ -286,9 +286,11 @@ class _Segmenter:
         kind = ClauseKind.ARTICLE if marker.style is Style.ARTICLE else ClauseKind.SECTION
         label = str(marker.value) if marker.label.lower() in SPELLED_VALUES else marker.label
         ref = f"Article {label.upper()}" if kind is ClauseKind.ARTICLE else label
+        heading, start = self._heading(index, marker), line.start
+        if not heading:
+            heading, start = self._heading_above(index) or (heading, start)
         segment = Segment(
-            self._unique_ref(ref, self.container), self._heading(index, marker), kind, line.start,
-            marker=marker, container=self.container,
+            self._unique_ref(ref, self.container), heading, kind, start, marker=marker, container=self.container,
         )
         self.keys[key] = segment
         self.current = self._open(segment, parent=parent if parent is not None else self.container)
@@ -395,6 +397,21 @@ class _Segmenter:
         while f"{ref}#{n}" in taken:
             n += 1
         return f"{ref}#{n}"
+
+    def _heading_above(self, index: int) -> tuple[str, int] | None:
+        """A title on the line above a numbered clause heads it: "Admin fees" over "6.12 The admin fee ..."."""
+        if index < 1 or self.current is None:
+            return None
+        above = self.lines[index - 1]
+        text = above.text.strip()
+        if above.start <= self.current.start or above.full_width or parse_marker(text) is not None:
+            return None
+        if len(_WORD.findall(text)) > 8 or not (_is_title(text) or _is_short_heading(text)):
+            return None
+        before = self.lines[index - 2] if index >= 2 else None
+        if before is not None and before.full_width and not _SENTENCE_END.search(before.text):
+            return None  # the short last line of a paragraph, not a title
+        return text.rstrip(".:"), above.start
 
     def _heading(self, index: int, marker: Marker) -> str:
         """The clause's title: the words after its number, or the next line if the number stands alone."""
