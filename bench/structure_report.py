@@ -12,6 +12,7 @@ No embedding is done: this measures parsing and structure only.
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -49,6 +50,7 @@ CATEGORY_TYPES = {
     "Warranty Duration": "warranty",
     "Revenue/Profit Sharing": "payment",
 }
+_SCHEDULE_WORDS = re.compile(r"schedule|exhibit|annex|appendi|attachment", re.IGNORECASE)
 NUMBERED = {ClauseKind.ARTICLE, ClauseKind.SECTION, ClauseKind.SUBCLAUSE}
 SKIP_CATEGORIES = {"Document Name", "Parties", "Agreement Date", "Effective Date"}  # short cover-page facts
 
@@ -102,6 +104,8 @@ def analyse(item: tuple[dict, list[dict]]) -> dict:
         "definitions": len(graph.definitions),
         "references": len(references),
         "resolved": sum(1 for e in references if e.dst is not None),
+        "unresolved_schedules": sum(1 for e in references if e.dst is None and _SCHEDULE_WORDS.search(e.label)),
+        "defines_edges": sum(1 for e in graph.edges if e.type is EdgeType.DEFINES),
         "spans": spans,
         "types": dict(types),
         "pages": text.page_count,
@@ -166,6 +170,10 @@ def report(results: list[dict], n: int, split: str, elapsed: float) -> None:
     print(f"{'contracts with no numbered clause':44} {sum(1 for r in results if r['numbered_share'] == 0)}")
     print(f"{'definitions found':44} {sum(r['definitions'] for r in results)} total, {statistics.mean(r['definitions'] for r in results):.1f} per contract")
     print(f"{'cross-references found':44} {references} total, {resolved / max(references, 1):.1%} resolved")
+    to_schedules = sum(r["unresolved_schedules"] for r in results)
+    print(f"{'  ... unresolved, to schedules/exhibits':44} {to_schedules} (often not part of the filed PDF)")
+    print(f"{'  ... unresolved, to sections and articles':44} {references - resolved - to_schedules}")
+    print(f"{'DEFINES edges':44} {sum(r['defines_edges'] for r in results)} total")
     print(f"{'labelled spans located in the text':44} {spans['located']} of {spans['located'] + spans['missing']}")
     print(f"{'  ... inside one clause (own text)':44} {spans['inside_one'] / located:.1%}")
     print(f"{'  ... inside one numbered clause with its subclauses':44} {spans['inside_subtree'] / located:.1%}")
