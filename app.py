@@ -28,13 +28,22 @@ def _documents_table(documents: list[Document]) -> None:
             "Pages": d.pages,
             "Clauses": d.clauses,
             "Definitions": d.definitions,
-            "References": f"{d.references_resolved} resolved, {d.references_unresolved} unresolved",
+            "References": f"{d.references_resolved} / {d.references_resolved + d.references_unresolved}",
             "Clause types": _clause_type_summary(d),
             "Added": d.ingested_at.astimezone().strftime("%Y-%m-%d %H:%M"),
         }
         for d in documents
     ]
-    st.dataframe(rows, hide_index=True, width="stretch")
+    columns = {
+        "File": st.column_config.TextColumn(width="medium"),
+        "Title": st.column_config.TextColumn(width="medium"),
+        "Pages": st.column_config.NumberColumn(width="small"),
+        "Clauses": st.column_config.NumberColumn(width="small"),
+        "Definitions": st.column_config.NumberColumn(width="small"),
+        "References": st.column_config.TextColumn(width="small", help="cross-references resolved / found"),
+        "Clause types": st.column_config.TextColumn(width="large"),
+    }
+    st.dataframe(rows, hide_index=True, width="stretch", column_config=columns)
 
 
 def _first_start(lib) -> None:
