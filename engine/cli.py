@@ -21,9 +21,12 @@ from models.document import DocumentDetail, IngestOutcome, IngestStatus
 
 
 def _parser() -> argparse.ArgumentParser:
+    db_help = "store directory (default: $CLAUSEGRAPH_DB or data/store)"
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Clausegraph contract library")
+    parser.add_argument("--db", metavar="DIR", help=db_help)
+    # --db may also follow the command; SUPPRESS keeps an absent one from erasing one given before it
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", metavar="DIR", help="store directory (default: $CLAUSEGRAPH_DB or data/store)")
-    parser = argparse.ArgumentParser(prog="python -m engine", description="Clausegraph contract library", parents=[common])
+    common.add_argument("--db", metavar="DIR", default=argparse.SUPPRESS, help=db_help)
     commands = parser.add_subparsers(dest="command", required=True)
 
     ingest = commands.add_parser("ingest", parents=[common], help="add PDF files or folders of PDFs")

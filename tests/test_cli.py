@@ -36,7 +36,7 @@ def test_ingest_list_show_delete(tmp_path):
     again = engine("ingest", "--db", db, str(MUTUAL_NDA.parent / MUTUAL_NDA.name))
     assert again.returncode == 0 and "unchanged Example-Mutual-Non-Disclosure-Agreement.pdf" in again.stdout
 
-    listing = json.loads(engine("list", "--db", db, "--json").stdout)
+    listing = json.loads(engine("--db", db, "list", "--json").stdout)  # --db before the command works too
     assert [d["file_name"] for d in listing] == [MUTUAL_NDA.name]
     doc_id = listing[0]["doc_id"]
 
