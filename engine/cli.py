@@ -41,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
 
     delete = commands.add_parser("delete", parents=[common], help="remove a contract and all its rows")
     delete.add_argument("doc", metavar="DOC", help="file name or doc_id prefix")
+
+    evaluate = commands.add_parser("eval", parents=[common], help="run a question file and print its scores")
+    evaluate.add_argument("--questions", required=True, metavar="FILE", help="question file (../shared/bench/FORMAT.md)")
+    evaluate.add_argument("--out", required=True, metavar="FILE", help="where to write one output line per question")
+    evaluate.add_argument("--mode", default="graph", choices=["keyword", "vector", "hybrid", "graph"])
+    evaluate.add_argument("--data", metavar="DIR", help="folder the questions' doc paths are relative to (default ../shared/data)")
+    evaluate.add_argument("--llm", default="none", help="none (retrieval only) or a model backend")
     return parser
 
 
@@ -187,4 +194,10 @@ def _delete(library, args) -> int:
     return 0
 
 
-_COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete}
+def _eval(library, args) -> int:
+    from engine.harness import main as run_eval
+
+    return run_eval(args, library)
+
+
+_COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete, "eval": _eval}

@@ -8,10 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.embed import Embedder
+from engine.graphcache import GraphCache
+from engine.plan import make_plan
+from engine.retrieve import Retriever, RetrievalSettings
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
+from models.plan import Filters, QueryPlan
+from models.retrieval import Mode, Retrieval
 
 
 __all__ = ["Library", "Progress", "ProgressCallback", "Stage", "expand_paths"]
@@ -35,6 +40,8 @@ class Library:
         self.settings = settings or Settings(store_dir=store_path(store_dir))
         self.store = ClauseStore(self.settings.store_dir)
         self.embedder = Embedder(self.settings.embed_batch_size, self.settings.window_overlap_tokens)
+        self.graphs = GraphCache(self.store)
+        self.retriever = Retriever(self.store, self.embedder, self.graphs, RetrievalSettings())
 
     # --------------------------------------------------------------- ingest
 
@@ -87,3 +94,21 @@ class Library:
 
     def pdf_path(self, doc_id: str) -> Path:
         return self.store.file_path(doc_id)
+
+    # ---------------------------------------------------------------- search
+
+    def plan(self, question: str, doc_ids: list[str] | None = None, filters: Filters | None = None) -> QueryPlan:
+        """What the planner makes of a question over these documents (all when none are given)."""
+        scope = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
+        return make_plan(question, self.retriever.graphs(scope), filters)
+
+    def search(
+        self,
+        question: str,
+        doc_ids: list[str] | None = None,
+        mode: Mode = Mode.GRAPH,
+        filters: Filters | None = None,
+        budget: int | None = None,
+    ) -> Retrieval:
+        """Plan and retrieve: the passages an answer to `question` needs, within the budget."""
+        return self.retriever.retrieve(self.plan(question, doc_ids, filters), mode, budget)

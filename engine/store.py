@@ -5,8 +5,8 @@
   interrupted ingest and are removed when the store opens.
 - clauses: clause text, tree, type, and the vector of its first window, with full-text
   indexes on text and heading.
-- windows: the further windows of clauses longer than the model reads, each pointing to
-  its clause.
+- windows: every window of the clauses longer than the model reads, each pointing to its
+  clause and its stretch of the clause text.
 - edges: PARENT_OF, DEFINES, REFERENCES (unresolved references with an empty dst).
 - pages: each page's text and word boxes, so a quote maps to rectangles for highlighting.
 The original PDF is kept beside the tables (files/<doc_id>.pdf) for the viewer.
@@ -285,8 +285,19 @@ class ClauseStore:
         rows = self._query("pages", f"doc_id = {_quote(doc_id)}")
         return sorted((PageWords(row) for row in rows), key=lambda p: p.page)
 
-    def windows(self, doc_id: str) -> list[dict]:
-        return self._query("windows", f"doc_id = {_quote(doc_id)}", exclude=("vector",))
+    def windows(self, doc_id: str, vectors: bool = False) -> list[dict]:
+        return self._query("windows", f"doc_id = {_quote(doc_id)}", exclude=() if vectors else ("vector",))
+
+    def clause_vectors(self, doc_id: str) -> tuple[list[str], np.ndarray]:
+        """The clause ids of a document and their vectors, row for row."""
+        table = self._tables["clauses"].to_lance().to_table(columns=["clause_id", "vector"], filter=f"doc_id = {_quote(doc_id)}")
+        ids = table.column("clause_id").to_pylist()
+        vectors = table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return ids, vectors.reshape(len(ids), DIMENSION).astype(np.float32)
+
+    def page_starts(self, doc_id: str) -> list[int]:
+        rows = self._tables["pages"].to_lance().to_table(columns=["page", "text_start"], filter=f"doc_id = {_quote(doc_id)}").to_pylist()
+        return [row["text_start"] for row in sorted(rows, key=lambda r: r["page"])]
 
     def detail(self, doc_id: str) -> DocumentDetail:
         document = self.document(doc_id)

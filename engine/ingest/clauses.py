@@ -64,6 +64,7 @@ _RECITALS = re.compile(r"^(?:recitals?|whereas\b|w\s*i\s*t\s*n\s*e\s*s\s*s\s*e\s
 _SIGNATURES = re.compile(
     r"^(?:in\s+witness\s+where(?:of|for)|signature\s+page\b|signed\s+(?:\[|by\b|for\b|on\s+behalf\b))", re.I
 )
+_NAMES_AN_AGREEMENT = re.compile(r"\b(?:agreement|contract|addendum|amendment|license|licence|lease|deed)\b", re.I)
 _TOC_TITLE = re.compile(r"^(?:table\s+of\s+contents|contents|index)\s*:?$", re.I)
 _ENDS_WITH_PAGE_NUMBER = re.compile(r"\s\.*\s*\d{1,3}$|\.{3,}\s*\d{1,3}$")
 _SENTENCE_END = re.compile(r"[.:;)\]\"”]\s*$")
@@ -166,6 +167,8 @@ class _Segmenter:
         standing alone above a paragraph heads a section: "PRICING", "Terms of Agreement"."""
         if self.keys or index < 3 or line.full_width or index + 1 >= len(self.lines):
             return False
+        if self.current is not None and self.current.kind is ClauseKind.PREAMBLE and _NAMES_AN_AGREEMENT.search(line.text):
+            return False  # "MANUFACTURING AGREEMENT" over the opening paragraph: the title, part of the preamble
         text = line.text.strip()
         letters = [c for c in text if c.isalpha()]
         capitals = len(letters) >= 3 and sum(c.isupper() for c in letters) / len(letters) > 0.8

@@ -387,7 +387,8 @@ def _drop_running_lines(
 
     kept_pages: list[list[Row]] = []
     removed = 0
-    for rows, (_, height) in zip(pages, sizes):
+    first_page = next((index for index, rows in enumerate(pages) if rows), 0)
+    for index, (rows, (_, height)) in enumerate(zip(pages, sizes)):
         candidates = {id(r) for r in _edge_rows(rows, height, 3)}
         outermost = {id(r) for r in _edge_rows(rows, height, 2)}
         body = [r for r in rows if len(r.words) > 6] or rows
@@ -398,7 +399,8 @@ def _drop_running_lines(
         for row in rows:
             text = row.text.strip()
             drop = id(row) in candidates and (
-                is_running(_shape(text))
+                # a running header on the first page is the document's title: keep it there
+                (is_running(_shape(text)) and (index != first_page or _PAGE_NUMBER.match(text) or row.y0 > height / 2))
                 or _EDGAR_SOURCE_LINE.match(text)
                 or (id(row) in outermost and _PAGE_NUMBER.match(text))
             )

@@ -28,7 +28,7 @@ from models.document import Document, IngestOutcome, IngestStatus
 logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
-PARSER_VERSION = "1"
+PARSER_VERSION = "4"
 
 
 class Stage(StrEnum):
@@ -96,7 +96,8 @@ def parse_contract(data: bytes, file_name: str, progress: ProgressCallback = no_
 def embed_contract(
     parsed: ParsedContract, embedder: Embedder, progress: ProgressCallback = no_progress
 ) -> tuple[np.ndarray, list[dict]]:
-    """Vectors for every clause (its first window) and rows for the further windows."""
+    """Vectors for every clause (its first window) and, for clauses longer than one window,
+    a row per window with its place in the clause."""
     clause_windows = [embedder.windows(c.text, c.heading or c.ref) for c in parsed.graph.clauses]
     texts = [w.text for windows in clause_windows for w in windows]
 
@@ -110,7 +111,10 @@ def embed_contract(
     row = 0
     for index, (clause, windows) in enumerate(zip(parsed.graph.clauses, clause_windows)):
         clause_vectors[index] = vectors[row]
-        for window in windows[1:]:
+        if len(windows) == 1:
+            row += 1
+            continue
+        for window in windows:  # a long clause: every window, so search can point inside it
             extra.append(
                 {
                     "clause_id": clause.clause_id,

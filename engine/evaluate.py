@@ -1,0 +1,197 @@
+"""Scores of ../shared/bench/FORMAT.md, computed exactly as written there.
+
+- A snippet is found within budget B when, after joining the normalised context texts in
+  rank order and cutting at B characters, at least 80% of its word 5-grams occur in that
+  text (a snippet shorter than 5 words must occur whole).
+- Evidence recall@B: found snippets / all snippets, over answerable questions.
+- Complete@B: share of answerable questions whose every snippet is found.
+- Abstention: abstain recall on unanswerable questions, false-abstain rate on answerable ones.
+- Citation validity: a citation's normalised quote occurs in the normalised text of its page
+  (or that page and the next, for a quote across a page break).
+- Citation page accuracy: share of answerable questions where some citation's page equals a
+  gold snippet's page.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from pydantic import BaseModel, Field
+
+from engine.textnorm import normalise
+
+BUDGETS = (4000, 8000)
+
+
+class Evidence(BaseModel):
+    text: str
+    page: int | None = None
+    page_end: int | None = None
+
+
+class Question(BaseModel):
+    """One line of a question file (FORMAT.md)."""
+
+    id: str
+    docs: list[str]
+    question: str
+    answerable: bool = True
+    hops: int = 1
+    type: str = "clause"
+    category: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    answer: str | None = None
+
+
+class ContextPassage(BaseModel):
+    doc: str
+    page: int
+    text: str
+
+
+class Citation(BaseModel):
+    doc: str
+    page: int
+    quote: str
+
+
+class Output(BaseModel):
+    """One line of the harness's output (FORMAT.md)."""
+
+    id: str
+    abstained: bool = False
+    answer: str | None = None
+    context: list[ContextPassage] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _grams(words: list[str], n: int = 5) -> list[str]:
+    return [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+
+
+def snippet_found(snippet: str, context_text: str) -> bool:
+    """FORMAT.md's test, on already normalised `context_text`."""
+    words = normalise(snippet).split()
+    if not words:
+        return True
+    if len(words) < 5:
+        return " ".join(words) in context_text
+    grams = _grams(words)
+    hits = sum(1 for gram in grams if gram in context_text)
+    return hits >= 0.8 * len(grams)
+
+
+def context_prefix(context: Iterable[ContextPassage], budget: int) -> str:
+    joined = " ".join(normalise(passage.text) for passage in context)
+    return joined[:budget]
+
+
+class Scores(BaseModel):
+    questions: int = 0
+    answerable: int = 0
+    recall: dict[int, float] = Field(default_factory=dict)
+    complete: dict[int, float] = Field(default_factory=dict)
+    abstain_recall: float | None = None
+    false_abstain: float | None = None
+    citation_validity: float | None = None
+    citation_page_accuracy: float | None = None
+    p50_seconds: float | None = None
+    p95_seconds: float | None = None
+
+
+def score(
+    questions: list[Question],
+    outputs: dict[str, Output],
+    page_text: Callable[[str, int], str | None] | None = None,
+) -> Scores:
+    """Score outputs against questions. `page_text(doc, page)` gives a page's text for the
+    citation checks; without it those columns stay empty."""
+    answerable = [q for q in questions if q.answerable and q.evidence]
+    result = Scores(questions=len(questions), answerable=len(answerable))
+    for budget in BUDGETS:
+        found = total = complete = 0
+        for question in answerable:
+            output = outputs.get(question.id)
+            text = context_prefix(output.context, budget) if output else ""
+            hits = [snippet_found(e.text, text) for e in question.evidence]
+            found += sum(hits)
+            total += len(hits)
+            complete += all(hits)
+        result.recall[budget] = found / total if total else 0.0
+        result.complete[budget] = complete / len(answerable) if answerable else 0.0
+    _abstention(questions, outputs, result)
+    if page_text is not None:
+        _citations(questions, outputs, page_text, result)
+    seconds = [o.seconds for o in outputs.values()]
+    if seconds:
+        result.p50_seconds = statistics.median(seconds)
+        result.p95_seconds = _percentile(seconds, 95)
+    return result
+
+
+def _abstention(questions: list[Question], outputs: dict[str, Output], result: Scores) -> None:
+    if not any(o.abstained for o in outputs.values()):
+        return  # no answerer yet: abstention is not measured
+    unanswerable = [q for q in questions if not q.answerable]
+    answerable = [q for q in questions if q.answerable]
+    if unanswerable:
+        result.abstain_recall = sum(outputs[q.id].abstained for q in unanswerable if q.id in outputs) / len(unanswerable)
+    if answerable:
+        result.false_abstain = sum(outputs[q.id].abstained for q in answerable if q.id in outputs) / len(answerable)
+
+
+def _citations(questions, outputs, page_text, result: Scores) -> None:
+    valid = total = 0
+    page_hits = 0
+    answerable = [q for q in questions if q.answerable and q.evidence]
+    for question in questions:
+        output = outputs.get(question.id)
+        if output is None:
+            continue
+        for citation in output.citations:
+            total += 1
+            quote = normalise(citation.quote)
+            here = normalise(page_text(citation.doc, citation.page) or "")
+            following = normalise(page_text(citation.doc, citation.page + 1) or "")
+            valid += bool(quote) and (quote in here or quote in f"{here} {following}")
+    if total:
+        result.citation_validity = valid / total
+    if any(outputs.get(q.id) and outputs[q.id].citations for q in answerable):
+        for question in answerable:
+            output = outputs.get(question.id)
+            gold = {e.page for e in question.evidence if e.page}
+            if output and any(c.page in gold for c in output.citations):
+                page_hits += 1
+        result.citation_page_accuracy = page_hits / len(answerable)
+
+
+def _percentile(values: list[float], percent: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(percent / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def breakdown(questions: list[Question], outputs: dict[str, Output], key: Callable[[Question], str]) -> dict[str, Scores]:
+    """Scores per group (by type, by hops ...), recall and completeness only."""
+    groups: dict[str, list[Question]] = defaultdict(list)
+    for question in questions:
+        groups[key(question)].append(question)
+    return {name: score(group, {q.id: outputs[q.id] for q in group if q.id in outputs}) for name, group in sorted(groups.items())}
+
+
+def format_table(title: str, rows: dict[str, Scores]) -> str:
+    """The score table the harness prints."""
+    header = f"{title:28} {'n':>5} {'recall@4k':>10} {'recall@8k':>10} {'complete@4k':>12} {'complete@8k':>12}"
+    lines = [header, "-" * len(header)]
+    for name, s in rows.items():
+        if not s.answerable:
+            lines.append(f"{name:28} {s.questions:>5} {'(no answerable questions)':>46}")
+            continue
+        lines.append(
+            f"{name:28} {s.answerable:>5} {s.recall[4000]:>10.3f} {s.recall[8000]:>10.3f} "
+            f"{s.complete[4000]:>12.3f} {s.complete[8000]:>12.3f}"
+        )
+    return "\n".join(lines)

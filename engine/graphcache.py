@@ -1,0 +1,115 @@
+"""Each document's clause graph held in memory, for walking it at query time.
+
+Retrieval walks edges and compares the query with every clause of the documents in scope;
+reading those from LanceDB for every question would cost more than the search itself. A
+document's graph is loaded once and kept; it is keyed by doc_id and ingest time, so a
+re-ingested document is loaded afresh.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from bisect import bisect_right
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.store import ClauseStore
+from models.clause import Clause
+from models.document import Document
+from models.edge import Edge, EdgeType
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    start: int  # offsets within the clause text
+    end: int
+    vector: np.ndarray
+
+
+@dataclass
+class DocGraph:
+    document: Document
+    clauses: list[Clause]
+    vectors: np.ndarray  # one row per clause, in the order of `clauses`
+    windows: dict[str, list[Window]]
+    page_starts: list[int]
+    out_edges: dict[str, list[Edge]] = field(default_factory=lambda: defaultdict(list))
+    in_edges: dict[str, list[Edge]] = field(default_factory=lambda: defaultdict(list))
+
+    def __post_init__(self) -> None:
+        self.by_id = {c.clause_id: c for c in self.clauses}
+        self.row = {c.clause_id: i for i, c in enumerate(self.clauses)}
+        self.by_ref: dict[str, list[Clause]] = defaultdict(list)
+        for clause in self.clauses:
+            self.by_ref[clause.ref.lower()].append(clause)
+        self.definitions = {term: c for c in self.clauses for term in c.defines}
+        users: dict[str, int] = defaultdict(int)
+        for clause in self.clauses:
+            for term in clause.terms_used:
+                users[term] += 1
+        self.term_users = dict(users)
+
+    @property
+    def doc_id(self) -> str:
+        return self.document.doc_id
+
+    def page_at(self, offset: int) -> int:
+        return max(1, bisect_right(self.page_starts, offset))
+
+    def term_weight(self, term: str) -> float:
+        """How telling a term is: 1 for a term few clauses use, near 0 for "Agreement"."""
+        users = self.term_users.get(term, 0)
+        total = max(len(self.clauses), 2)
+        return max(0.05, 1.0 - math.log1p(users) / math.log1p(total))
+
+    def descendants(self, clause_id: str) -> list[str]:
+        found, stack = [], [clause_id]
+        while stack:
+            current = stack.pop()
+            found.append(current)
+            stack.extend(e.dst for e in self.out_edges.get(current, []) if e.type is EdgeType.PARENT_OF and e.dst)
+        return found
+
+
+class GraphCache:
+    """Loads DocGraphs from the store on first use and keeps the most recent ones."""
+
+    def __init__(self, store: ClauseStore, capacity: int = 600) -> None:
+        self.store = store
+        self.capacity = capacity
+        self._graphs: OrderedDict[tuple[str, str], DocGraph] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, document: Document) -> DocGraph:
+        key = (document.doc_id, document.ingested_at.isoformat())
+        with self._lock:
+            graph = self._graphs.get(key)
+            if graph is not None:
+                self._graphs.move_to_end(key)
+                return graph
+        graph = self._load(document)
+        with self._lock:
+            self._graphs[key] = graph
+            while len(self._graphs) > self.capacity:
+                self._graphs.popitem(last=False)
+        return graph
+
+    def _load(self, document: Document) -> DocGraph:
+        doc_id = document.doc_id
+        clauses = self.store.clauses(doc_id)
+        ids, matrix = self.store.clause_vectors(doc_id)
+        position = {clause_id: i for i, clause_id in enumerate(ids)}
+        vectors = np.stack([matrix[position[c.clause_id]] for c in clauses]) if clauses else np.zeros((0, matrix.shape[1] if matrix.ndim == 2 else 384), np.float32)
+        windows: dict[str, list[Window]] = defaultdict(list)
+        for row in sorted(self.store.windows(doc_id, vectors=True), key=lambda r: (r["clause_id"], r["window"])):
+            windows[row["clause_id"]].append(Window(row["char_start"], row["char_end"], np.asarray(row["vector"], np.float32)))
+        graph = DocGraph(document, clauses, vectors, dict(windows), self.store.page_starts(doc_id))
+        for edge in self.store.edges(doc_id):
+            if edge.dst is None:
+                continue
+            graph.out_edges[edge.src].append(edge)
+            graph.in_edges[edge.dst].append(edge)
+        return graph

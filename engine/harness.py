@@ -1,0 +1,208 @@
+"""The evaluation harness: question files in, FORMAT.md output lines and score tables out.
+
+    python -m engine eval --questions FILE --out FILE [--mode graph] [--data DIR] [--db DIR] [--llm none]
+
+Documents named in the questions are ingested first if the store does not have them.
+Each output line carries the ranked context passages (page and exact text); answers and
+citations are filled by the answerer once there is one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from engine.evaluate import (
+    ContextPassage,
+    Output,
+    Question,
+    Scores,
+    breakdown,
+    format_table,
+    score,
+    snippet_found,
+)
+from engine.graphcache import DocGraph
+from engine.service import Library
+from engine.settings import PROJECT_ROOT
+from engine.textnorm import normalise
+from models.retrieval import Mode, Retrieval
+
+DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+
+class Misses(BaseModel):
+    """Why evidence missed the 8k context: never reached, or reached and ranked out."""
+
+    not_reachable: int = 0
+    ranked_out: int = 0
+    not_located: int = 0  # the snippet matches no single clause (it spans several, or parsing lost it)
+    examples: list[str] = Field(default_factory=list)
+
+
+class EvalReport(BaseModel):
+    mode: Mode
+    overall: Scores
+    by_type: dict[str, Scores]
+    by_hops: dict[str, Scores]
+    misses: Misses
+
+    def render(self, title: str) -> str:
+        s = self.overall
+        lines = [
+            f"{title}: {s.questions} questions, {s.answerable} answerable, mode {self.mode.value}",
+            format_table("all", {"all": s}),
+            "",
+            format_table("by type", self.by_type),
+            "",
+            format_table("by hops", self.by_hops),
+            "",
+            f"retrieval time per question: p50 {1000 * (s.p50_seconds or 0):.0f} ms, p95 {1000 * (s.p95_seconds or 0):.0f} ms",
+            f"evidence missed at 8k: {self.misses.not_reachable} not reachable from the anchors, "
+            f"{self.misses.ranked_out} reached but ranked out, {self.misses.not_located} not in any one clause",
+        ]
+        if s.abstain_recall is not None:
+            lines.append(f"abstain recall {s.abstain_recall:.3f}, false-abstain {s.false_abstain:.3f}")
+        if s.citation_validity is not None:
+            lines.append(f"citation validity {s.citation_validity:.3f}, citation page accuracy {s.citation_page_accuracy or 0:.3f}")
+        return "\n".join(lines)
+
+
+def load_questions(path: Path) -> list[Question]:
+    return [Question.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def ensure_documents(library: Library, questions: list[Question], data_dir: Path, say: Callable[[str], None] = print) -> dict[str, str]:
+    """doc path (as the questions write it) -> doc_id, ingesting what the store lacks (or
+    holds from an older parser)."""
+    paths = sorted({doc for q in questions for doc in q.docs})
+    mapping: dict[str, str] = {}
+    outcomes = []
+    for number, doc in enumerate(paths, start=1):
+        file = data_dir / doc
+        if not file.is_file():
+            raise FileNotFoundError(f"{doc} is not in {data_dir}")
+        outcome = library.ingest_file(file)
+        if outcome.status.value == "failed":
+            say(f"error: {doc}: {outcome.message}")
+            continue
+        if outcome.status.value == "ingested":
+            say(f"ingested {number}/{len(paths)}: {doc} ({outcome.seconds:.1f} s)")
+        outcomes.append(outcome)
+        mapping[doc] = outcome.doc_id
+    library.refresh_indexes(outcomes)
+    return mapping
+
+
+def run(
+    library: Library,
+    questions: list[Question],
+    mapping: dict[str, str],
+    mode: Mode,
+    out: Path | None = None,
+    answer: Callable[[Question, Retrieval], Output] | None = None,
+) -> tuple[dict[str, Output], dict[str, Retrieval]]:
+    """Retrieve (and answer, when an answerer is given) every question."""
+    outputs: dict[str, Output] = {}
+    retrievals: dict[str, Retrieval] = {}
+    reverse = {doc_id: doc for doc, doc_id in mapping.items()}
+    # Warm the model and each document's graph so timings measure retrieval alone.
+    library.embedder.encode(["warm up"])
+    library.retriever.graphs(sorted(set(mapping.values())))
+    handle = out.open("w") if out else None
+    try:
+        for question in questions:
+            started = time.perf_counter()
+            retrieval = library.search(question.question, [mapping[d] for d in question.docs], mode)
+            output = Output(
+                id=question.id,
+                context=[ContextPassage(doc=reverse[p.doc_id], page=p.page, text=p.text) for p in retrieval.passages],
+                seconds=round(time.perf_counter() - started, 4),
+            )
+            if answer is not None:
+                output = answer(question, retrieval).model_copy(update={"context": output.context, "seconds": output.seconds})
+            outputs[question.id] = output
+            retrievals[question.id] = retrieval
+            if handle:
+                handle.write(output.model_dump_json() + "\n")
+    finally:
+        if handle:
+            handle.close()
+    return outputs, retrievals
+
+
+def report(library: Library, questions: list[Question], outputs: dict[str, Output], retrievals: dict[str, Retrieval], mapping: dict[str, str], mode: Mode) -> EvalReport:
+    page_text = _page_reader(library, mapping)
+    return EvalReport(
+        mode=mode,
+        overall=score(questions, outputs, page_text),
+        by_type=breakdown(questions, outputs, lambda q: q.type),
+        by_hops=breakdown(questions, outputs, lambda q: f"{q.hops} hop{'s' if q.hops != 1 else ''}"),
+        misses=classify_misses(library, questions, outputs, retrievals, mapping),
+    )
+
+
+def classify_misses(library, questions, outputs, retrievals, mapping) -> Misses:
+    """For each snippet missing from the 8k context: was its clause ever reached?"""
+    from engine.evaluate import context_prefix
+
+    misses = Misses()
+    for question in questions:
+        if not question.answerable or question.id not in retrievals:
+            continue
+        text = context_prefix(outputs[question.id].context, 8000)
+        retrieval = retrievals[question.id]
+        graphs = library.retriever.graphs([mapping[d] for d in question.docs])
+        for evidence in question.evidence:
+            if snippet_found(evidence.text, text):
+                continue
+            holder = _holder(graphs, evidence.text)
+            if holder is None:
+                misses.not_located += 1
+            elif holder in retrieval.considered:
+                misses.ranked_out += 1
+            else:
+                misses.not_reachable += 1
+                if len(misses.examples) < 20:
+                    misses.examples.append(f"{question.id}: {holder.split(':', 1)[1]} — {evidence.text[:70]}")
+    return misses
+
+
+def _holder(graphs: list[DocGraph], snippet: str) -> str | None:
+    for graph in graphs:
+        for clause in graph.clauses:
+            if snippet_found(snippet, normalise(clause.text)):
+                return clause.clause_id
+    return None
+
+
+def _page_reader(library: Library, mapping: dict[str, str]) -> Callable[[str, int], str | None]:
+    cache: dict[str, list] = {}
+
+    def page_text(doc: str, page: int) -> str | None:
+        doc_id = mapping.get(doc)
+        if doc_id is None:
+            return None
+        if doc_id not in cache:
+            cache[doc_id] = library.store.pages(doc_id)
+        pages = cache[doc_id]
+        return pages[page - 1].text if 1 <= page <= len(pages) else None
+
+    return page_text
+
+
+def main(args, library: Library) -> int:
+    data_dir = Path(args.data) if args.data else DEFAULT_DATA
+    questions = load_questions(Path(args.questions))
+    mapping = ensure_documents(library, questions, data_dir)
+    mode = Mode(args.mode)
+    answerer = None
+    if args.llm and args.llm != "none":
+        raise SystemExit("error: answering with a model arrives with the answers issue; use --llm none")
+    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answerer)
+    result = report(library, questions, outputs, retrievals, mapping, mode)
+    print(result.render(Path(args.questions).name))
+    return 0

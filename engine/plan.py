@@ -1,0 +1,243 @@
+"""Turn a question into a QueryPlan before any search runs.
+
+The rules path needs no model: it finds the intent, the sections the question names
+("Section 6", "clause 8.1(b)"), the defined terms of the documents in scope that it uses,
+the clause types it is about, search keywords with contract synonyms, and explicit page
+limits. Filters the user chose (documents, clause types, sections, pages) are hard: a
+clause outside them is never searched. Clause types read from the question are soft: they
+add an arm to the search, they never exclude.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from engine.graphcache import DocGraph
+from engine.ingest.references import ReferenceResolver, find_references
+from models.clause import ClauseKind, ClauseType
+from models.plan import Filters, Intent, PageRange, QueryPlan, SectionMention, TermMention
+
+T = ClauseType
+
+#: Words in a question -> the clause types it is about.
+TOPIC_CUES: list[tuple[ClauseType, str]] = [
+    (T.GOVERNING_LAW, r"governing law|\bgovern(?:s|ed|ing)?\b|law(?:s)? of|choice of law|which law|applicable law"),
+    (T.DISPUTE_RESOLUTION, r"disputes?|arbitrat|\bcourts?\b|venue|jurisdiction|mediat|litigat|jury"),
+    (T.TERM_TERMINATION, r"terminat|\bexpir|\bterm\b|duration|how long|\bend(?:s)?\b|cancel|without cause|for convenience|post-termination|survive"),
+    (T.RENEWAL, r"renew|\bextend|extension|roll ?over"),
+    (T.PAYMENT, r"\bpa(?:y|id|yment|yable)|\bfees?\b|price|pricing|royalt|revenue|profit|compensat|invoice|\bcosts?\b|charges?|commission|minimum (?:purchase|order|volume|commitment)"),
+    (T.CONFIDENTIALITY, r"confidential|disclos|secre|non-?disclosure|privacy"),
+    (T.INDEMNIFICATION, r"indemn|hold harmless|\bdefend"),
+    (T.LIMITATION_OF_LIABILITY, r"liabilit|\bliable|\bcap\b|damages|consequential|limitation|limit(?:ed|s)? (?:on|of)|uncapped|bring (?:a )?claims?"),
+    (T.WARRANTY, r"warrant|guarantee|represent"),
+    (T.ASSIGNMENT, r"\bassign|transfer"),
+    (T.CHANGE_OF_CONTROL, r"change (?:of|in) control|merg|acqui|sale of (?:its |the )?business|takeover|controlling"),
+    (T.NON_COMPETE, r"compet|solicit|non-?compete|restrict(?:ed|ion)? from|disparag"),
+    (T.EXCLUSIVITY, r"exclusiv|\bsole\b|only (?:supplier|provider|distributor)"),
+    (T.IP_OWNERSHIP, r"intellectual property|\bip\b|ownership|\bowns?\b|invention|work product|patent|copyright|trademark"),
+    (T.LICENSE_GRANT, r"licen[cs]|sublicen"),
+    (T.AUDIT, r"audit|inspect|books|records"),
+    (T.INSURANCE, r"insur"),
+    (T.FORCE_MAJEURE, r"force majeure|act of god|beyond (?:its |their )?control"),
+    (T.NOTICES, r"\bnotices? (?:be )?(?:sent|given|delivered)|address for notice|how (?:must|should) notice"),
+    (T.PARTIES, r"\bparties\b|who (?:signed|are the)|\btitle\b|\bname of (?:this|the)|\bcalled\b|\bdated?\b|\bsigned\b|effective date|become effective|entered into"),
+    (T.DEFINITIONS, r"\bmean(?:s|ing)?\b|defin"),
+]
+_TOPIC_PATTERNS = [(t, re.compile(p, re.IGNORECASE)) for t, p in TOPIC_CUES]
+
+#: A small table of contract synonyms, both ways where it makes sense.
+SYNONYMS: dict[str, list[str]] = {
+    "audit": ["inspect", "inspection", "records", "books", "examine"],
+    "inspect": ["audit", "inspection", "records"],
+    "terminate": ["termination", "terminated", "expire", "expiration", "cancel"],
+    "termination": ["terminate", "expiration", "expire"],
+    "end": ["terminate", "termination", "expire", "expiration"],
+    "expire": ["expiration", "term", "terminate"],
+    "renew": ["renewal", "extend", "extension", "successive"],
+    "licence": ["license", "licensed", "licensee"],
+    "license": ["licence", "licensed", "licensee", "sublicense"],
+    "assign": ["assignment", "transfer", "assigns"],
+    "transfer": ["assign", "assignment"],
+    "pay": ["payment", "fee", "fees", "payable", "price"],
+    "fee": ["fees", "payment", "price", "charge"],
+    "price": ["pricing", "fee", "prices"],
+    "liability": ["liable", "damages", "limitation"],
+    "cap": ["limit", "limitation", "exceed", "aggregate", "liability"],
+    "law": ["governed", "laws", "jurisdiction"],
+    "governs": ["governed", "law", "laws"],
+    "confidential": ["confidentiality", "disclose", "disclosure", "proprietary"],
+    "compete": ["competition", "competing", "competitive", "non-compete"],
+    "solicit": ["solicitation", "hire", "employ"],
+    "exclusive": ["exclusivity", "exclusively", "sole"],
+    "insurance": ["insure", "insured", "policy", "coverage"],
+    "warranty": ["warrant", "warrants", "warranties"],
+    "indemnify": ["indemnification", "indemnity", "hold harmless", "defend"],
+    "notice": ["notify", "notice", "written"],
+    "owner": ["ownership", "own", "title", "property"],
+    "ip": ["intellectual property", "patent", "copyright"],
+    "dispute": ["arbitration", "court", "jurisdiction"],
+    "merger": ["change of control", "acquisition", "merge"],
+    "control": ["change of control", "merger", "acquisition"],
+    "escrow": ["source code", "deposit"],
+    "damages": ["liquidated", "liability", "damages"],
+    "long": ["term", "duration", "years", "continue", "expire"],
+    "last": ["term", "duration", "continue", "expire"],
+    "run": ["term", "duration", "continue"],
+}
+_STOPWORDS = frozenset(
+    """a an and are as at be been being but by can could did do does doing for from had has have having
+    he her here hers him his how i if in into is it its may might must no nor not of on or our out over
+    shall she should so some such than that the their them then there these they this those through to
+    too under until up upon very was we were what when where which while who whom why will with within
+    would you your any all each either other another agreement contract party parties say says said
+    about whether there much many does under one two""".split()
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]|\d+(?:\.\d+)*")
+_DEFINITION_QUESTION = re.compile(
+    r"what (?:does|do|is meant by|is the (?:meaning|definition) of)\s+[\"“‘']?(?P<a>[^\"”’'?]+?)[\"”’']?\s*(?:mean|means|refer to)?\s*\??$"
+    r"|(?:definition|meaning) of\s+(?:the\s+(?:term\s+)?)?[\"“‘']?(?P<b>[^\"”’'?]+?)[\"”’']?\s*\??$"
+    r"|how (?:is|are)\s+[\"“‘']?(?P<c>[^\"”’'?]+?)[\"”’']?\s+defined",
+    re.IGNORECASE,
+)
+_ENUMERATE = re.compile(r"^\s*(?:which|list|what) (?:of the |all )?(?:contracts|agreements|documents)\b|\blist (?:all|every)\b|\ball (?:contracts|agreements)\b|how many (?:contracts|agreements)", re.IGNORECASE)
+_PAGES = re.compile(r"\bpages?\s+(\d{1,4})(?:\s*(?:-|–|to|through)\s*(\d{1,4}))?", re.IGNORECASE)
+#: Terms so common in contracts that a question using them says nothing about where to look.
+_GENERIC_TERMS = frozenset({"agreement", "party", "parties", "person", "effective date", "term"})
+
+
+def make_plan(
+    question: str,
+    graphs: list[DocGraph],
+    filters: Filters | None = None,
+) -> QueryPlan:
+    """The rules-only plan for `question` over the documents of `graphs`."""
+    filters = filters.model_copy(deep=True) if filters else Filters()
+    notes: list[str] = []
+    pages = _pages(question)
+    if pages and filters.pages is None:
+        filters.pages = pages
+        notes.append(f"limited to pages {pages.first}-{pages.last} as the question says")
+    sections = list(_sections(question, graphs))
+    terms = list(_terms(question, graphs))
+    intent = _intent(question, sections, terms)
+    topics = [t for t, pattern in _TOPIC_PATTERNS if pattern.search(question)]
+    if intent is Intent.DEFINITION and T.DEFINITIONS not in topics:
+        topics.append(T.DEFINITIONS)
+    words, expansions = keywords(question, [t.term for t in terms])
+    names = _party_words(graphs)
+    words = [w for w in words if w not in names] or words
+    if sections:
+        notes.append("named sections: " + ", ".join(s.ref for s in sections))
+    if terms:
+        notes.append("defined terms: " + ", ".join(sorted({t.term for t in terms})))
+    return QueryPlan(
+        question=question,
+        scope=[g.doc_id for g in graphs],
+        filters=filters,
+        intent=intent,
+        topics=topics,
+        sections=sections,
+        terms=terms,
+        keywords=words,
+        expansions=expansions,
+        notes=notes,
+    )
+
+
+def keywords(question: str, terms: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """The question's content words (and the defined terms it uses), and their contract synonyms."""
+    words = [w.lower().strip("'’") for w in _WORD.findall(question)]
+    found: dict[str, None] = {}
+    for word in words:
+        if word in _STOPWORDS or len(word) < 2:
+            continue
+        found[re.sub(r"['’]s$", "", word)] = None
+    for term in terms:
+        found[term.lower()] = None
+    expansions: dict[str, None] = {}
+    for word in list(found):
+        for synonym in SYNONYMS.get(word, []) + SYNONYMS.get(word.rstrip("s"), []):
+            if synonym not in found:
+                expansions[synonym] = None
+    return list(found), list(expansions)
+
+
+def _party_words(graphs: list[DocGraph]) -> set[str]:
+    """Words of the parties' names: they are in nearly every clause and say nothing about where to look."""
+    words: set[str] = set()
+    for graph in graphs:
+        for term, clause in graph.definitions.items():
+            if clause.kind is ClauseKind.PREAMBLE and graph.term_weight(term) < 0.5:
+                words.update(w.lower() for w in _WORD.findall(term))
+    return words
+
+
+def _intent(question: str, sections: list[SectionMention], terms: list[TermMention]) -> Intent:
+    if _ENUMERATE.search(question):
+        return Intent.ENUMERATE
+    if _DEFINITION_QUESTION.search(question.strip()):
+        return Intent.DEFINITION
+    if sections:
+        return Intent.SECTION_REFERENCE
+    return Intent.LOOKUP
+
+
+def _pages(question: str) -> PageRange | None:
+    match = _PAGES.search(question)
+    if not match:
+        return None
+    first = int(match.group(1))
+    last = int(match.group(2) or first)
+    return PageRange(first=min(first, last), last=max(first, last))
+
+
+def _sections(question: str, graphs: list[DocGraph]) -> Iterable[SectionMention]:
+    references = find_references(question)
+    if not references:
+        return
+    for graph in graphs:
+        resolver = _resolver(graph)
+        for reference in references:
+            ref = resolver.resolve(reference, "", None)
+            if ref is None:
+                continue
+            clause = next((c for c in graph.by_ref.get(ref.lower(), []) if "/" not in c.path), None)
+            clause = clause or next(iter(graph.by_ref.get(ref.lower(), [])), None)
+            if clause is not None:
+                yield SectionMention(text=reference.text, doc_id=graph.doc_id, clause_id=clause.clause_id, ref=clause.ref)
+
+
+def _resolver(graph: DocGraph) -> ReferenceResolver:
+    cached = getattr(graph, "_resolver", None)
+    if cached is None:
+        cached = ReferenceResolver([(c.ref, c.path.split("/")[0] if "/" in c.path else None) for c in graph.clauses])
+        graph._resolver = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _terms(question: str, graphs: list[DocGraph]) -> Iterable[TermMention]:
+    """Defined terms the question uses.
+
+    A term asked about ("what does Cause mean?") always counts. Otherwise a term counts when
+    the question writes it as the contract does, or it is several words long (people type
+    "the liability cap" in lower case); one-word terms that half the contract uses, and the
+    parties' names from the preamble, say nothing about where to look.
+    """
+    lowered = f" {question.lower()} "
+    definition = _DEFINITION_QUESTION.search(question.strip())
+    asked = next((g for g in (definition.groupdict().values() if definition else []) if g), "").strip().lower()
+    asked = re.sub(r"^(?:the|a|an)\s+", "", asked)
+    for graph in graphs:
+        for term, clause in graph.definitions.items():
+            key = term.lower()
+            if key == asked or (asked and key == asked.rstrip("s")):
+                yield TermMention(term=term, doc_id=graph.doc_id, clause_id=clause.clause_id)
+                continue
+            if key in _GENERIC_TERMS or clause.kind is ClauseKind.PREAMBLE:
+                continue
+            pattern = rf"(?<![\w-]){re.escape(term)}(?:s|es)?(?![\w-])"
+            exact = re.search(pattern, question)
+            loose = " " in term and re.search(pattern, question, re.IGNORECASE)
+            if (exact or loose) and graph.term_weight(term) >= 0.3:
+                yield TermMention(term=term, doc_id=graph.doc_id, clause_id=clause.clause_id)

@@ -1,0 +1,59 @@
+"""What the planner makes of a question before any search runs."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from models.clause import ClauseType
+
+
+class Intent(StrEnum):
+    LOOKUP = "lookup"  # what does the contract say about X
+    DEFINITION = "definition"  # what does "Cause" mean
+    SECTION_REFERENCE = "section_reference"  # what does Section 6 say
+    ENUMERATE = "enumerate"  # which contracts ..., list every ...
+
+
+class PageRange(BaseModel):
+    first: int = Field(ge=1)
+    last: int = Field(ge=1)
+
+
+class Filters(BaseModel):
+    """Hard pre-filters: a clause that does not pass them is never searched."""
+
+    clause_types: list[ClauseType] = Field(default_factory=list)
+    section_refs: list[str] = Field(default_factory=list)
+    pages: PageRange | None = None
+
+
+class SectionMention(BaseModel):
+    """A section the question names, resolved to a clause of a document in scope."""
+
+    text: str  # as written: "Section 6", "clause 8.1(b)"
+    doc_id: str
+    clause_id: str
+    ref: str
+
+
+class TermMention(BaseModel):
+    """A defined term of a document in scope that the question uses."""
+
+    term: str
+    doc_id: str
+    clause_id: str  # its defining clause
+
+
+class QueryPlan(BaseModel):
+    question: str
+    scope: list[str] = Field(description="doc_ids the question is about")
+    filters: Filters = Field(default_factory=Filters)
+    intent: Intent = Intent.LOOKUP
+    topics: list[ClauseType] = Field(default_factory=list, description="clause types the question is about (soft)")
+    sections: list[SectionMention] = Field(default_factory=list)
+    terms: list[TermMention] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list, description="the question's own search words and the terms it uses")
+    expansions: list[str] = Field(default_factory=list, description="contract synonyms of the keywords, weighted lower")
+    notes: list[str] = Field(default_factory=list, description="what the planner decided and why")

@@ -1,0 +1,72 @@
+"""What retrieval hands the answerer: passages, each saying why it is there."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from models.plan import QueryPlan
+
+
+class Mode(StrEnum):
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+    HYBRID = "hybrid"  # keyword + vector, fused; no graph
+    GRAPH = "graph"  # hybrid anchors, injected anchors and the graph walk (the default)
+
+
+class Why(BaseModel):
+    """How a passage was found: as an anchor (which arm, at what rank) or through the graph."""
+
+    kind: str  # "anchor" | "named" (the question names it) | "graph"
+    arms: dict[str, int] = Field(default_factory=dict, description="arm -> rank (1-based) for anchors")
+    edge: str | None = None  # REFERENCES | DEFINES | PARENT_OF, for graph passages
+    direction: str | None = None  # "out" (the anchor cites/uses/contains it) or "in"
+    via_ref: str | None = None  # the clause it was reached from
+    hops: int = 0
+    label: str = ""  # the term or reference text of the edge
+
+    def describe(self) -> str:
+        if self.kind == "named":
+            return f"named in the question ({self.label})"
+        if self.kind == "anchor":
+            ranks = ", ".join(f"{arm} #{rank}" for arm, rank in self.arms.items())
+            return f"search hit ({ranks})"
+        verb = {
+            ("REFERENCES", "out"): f"cited by {self.via_ref}",
+            ("REFERENCES", "in"): f"cites {self.via_ref}",
+            ("DEFINES", "out"): f"defines “{self.label}” used in {self.via_ref}",
+            ("DEFINES", "in"): f"uses “{self.label}” defined in {self.via_ref}",
+            ("PARENT_OF", "out"): f"part of {self.via_ref}",
+            ("PARENT_OF", "in"): f"contains {self.via_ref}",
+        }.get((self.edge or "", self.direction or ""), f"linked to {self.via_ref}")
+        return f"{verb} ({self.hops} hop{'s' if self.hops > 1 else ''})"
+
+
+class Passage(BaseModel):
+    """A stretch of one clause, exactly as it stands in the document text."""
+
+    doc_id: str
+    clause_id: str
+    ref: str
+    heading: str = ""
+    page: int = Field(ge=1, description="page the passage starts on")
+    page_end: int = Field(ge=1)
+    char_start: int = Field(ge=0, description="offset in the document text")
+    char_end: int = Field(ge=0)
+    text: str
+    score: float
+    similarity: float = 0.0
+    why: Why
+    trimmed: bool = False  # a long clause cut to the part that matters
+
+
+class Retrieval(BaseModel):
+    plan: QueryPlan
+    mode: Mode
+    passages: list[Passage]
+    budget: int
+    seconds: float
+    timings: dict[str, float] = Field(default_factory=dict)
+    considered: list[str] = Field(default_factory=list, description="every clause the search or the walk reached")
