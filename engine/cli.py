@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", required=True, metavar="FILE", help="where to write one output line per question")
     evaluate.add_argument("--mode", default="graph", choices=["keyword", "vector", "hybrid", "graph"])
     evaluate.add_argument("--data", metavar="DIR", help="folder the questions' doc paths are relative to (default ../shared/data)")
-    evaluate.add_argument("--llm", default="none", help="none (retrieval only) or a model backend")
+    evaluate.add_argument("--llm", default="none", help="none (rules only), ollama:MODEL or openai:URL#MODEL (the model helps plan)")
     return parser
 
 

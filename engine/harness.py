@@ -26,6 +26,7 @@ from engine.evaluate import (
     snippet_found,
 )
 from engine.graphcache import DocGraph
+from engine.llm import parse_llm
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
 from engine.textnorm import normalise
@@ -199,9 +200,8 @@ def main(args, library: Library) -> int:
     questions = load_questions(Path(args.questions))
     mapping = ensure_documents(library, questions, data_dir)
     mode = Mode(args.mode)
-    answerer = None
-    if args.llm and args.llm != "none":
-        raise SystemExit("error: answering with a model arrives with the answers issue; use --llm none")
+    answerer = None  # answers arrive with the answers issue; a model only plans for now
+    library.use_llm(parse_llm(args.llm))
     outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answerer)
     result = report(library, questions, outputs, retrievals, mapping, mode)
     print(result.render(Path(args.questions).name))

@@ -91,17 +91,30 @@ _STOPWORDS = frozenset(
     shall she should so some such than that the their them then there these they this those through to
     too under until up upon very was we were what when where which while who whom why will with within
     would you your any all each either other another agreement contract party parties say says said
-    about whether there much many does under one two""".split()
+    about whether there much many does under one two nda""".split()
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]|\d+(?:\.\d+)*")
 _DEFINITION_QUESTION = re.compile(
-    r"what (?:does|do|is meant by|is the (?:meaning|definition) of)\s+[\"“‘']?(?P<a>[^\"”’'?]+?)[\"”’']?\s*(?:mean|means|refer to)?\s*\??$"
+    r"what (?:does|do)\s+[\"“‘']?(?P<a>[^\"”’'?]+?)[\"”’']?\s*(?:mean|refer to)\s*\??$"
+    r"|what (?:is meant by|is the (?:meaning|definition) of)\s+[\"“‘']?(?P<d>[^\"”’'?]+?)[\"”’']?\s*\??$"
     r"|(?:definition|meaning) of\s+(?:the\s+(?:term\s+)?)?[\"“‘']?(?P<b>[^\"”’'?]+?)[\"”’']?\s*\??$"
     r"|how (?:is|are)\s+[\"“‘']?(?P<c>[^\"”’'?]+?)[\"”’']?\s+defined",
     re.IGNORECASE,
 )
 _ENUMERATE = re.compile(r"^\s*(?:which|list|what) (?:of the |all )?(?:contracts|agreements|documents)\b|\blist (?:all|every)\b|\ball (?:contracts|agreements)\b|how many (?:contracts|agreements)", re.IGNORECASE)
 _PAGES = re.compile(r"\bpages?\s+(\d{1,4})(?:\s*(?:-|–|to|through)\s*(\d{1,4}))?", re.IGNORECASE)
+#: Everyday phrasings whose words are not the contract's: "how long does it run" asks for the term.
+_IDIOMS: list[tuple[re.Pattern[str], frozenset[str], list[str]]] = [
+    (
+        re.compile(r"\bhow long\b(?!.{0,40}\b(?:notice|days?|cure|survive|confidential))|\bwhen does\b.{0,60}\b(?:end|expire)\b", re.IGNORECASE),
+        frozenset({"long", "last", "run", "end", "expire"}),
+        ["term", "continue", "years", "expire"],
+    ),
+]
+_THIS_CONTRACT = re.compile(
+    r"\b(of|in|under) (?:the|this|that|our) (?:[\w'’-]+ ){0,4}?(?:agreement|contract|nda|lease|licen[cs]e)\b", re.IGNORECASE
+)
+_NAMED_AGREEMENT = re.compile(r"(?P<words>(?:[\w'’-]+\s+){1,4})(?:agreement|contract)\b", re.IGNORECASE)
 #: Terms so common in contracts that a question using them says nothing about where to look.
 _GENERIC_TERMS = frozenset({"agreement", "party", "parties", "person", "effective date", "term"})
 
@@ -125,8 +138,14 @@ def make_plan(
     if intent is Intent.DEFINITION and T.DEFINITIONS not in topics:
         topics.append(T.DEFINITIONS)
     words, expansions = keywords(question, [t.term for t in terms])
-    names = _party_words(graphs)
+    names = _party_words(graphs) | _preamble_names(question, graphs) | _title_words(question, graphs)
     words = [w for w in words if w not in names] or words
+    named = {w.lower() for s in sections for w in _WORD.findall(s.text)}
+    words = [w for w in words if w not in named] or words
+    for idiom, vague, meant in _IDIOMS:
+        if idiom.search(question):
+            words = [w for w in words if w not in vague] + [w for w in meant if w not in words]
+            expansions = [w for w in expansions if w not in meant]
     if sections:
         notes.append("named sections: " + ", ".join(s.ref for s in sections))
     if terms:
@@ -163,6 +182,32 @@ def keywords(question: str, terms: Iterable[str] = ()) -> tuple[list[str], list[
     return list(found), list(expansions)
 
 
+def _title_words(question: str, graphs: list[DocGraph]) -> set[str]:
+    """Words naming the contract itself ("the co-branding agreement"): every clause of it is
+    about that, so they say nothing about where to look."""
+    titles = {w.lower() for g in graphs for w in _WORD.findall(g.document.title)}
+    found: set[str] = set()
+    for match in _NAMED_AGREEMENT.finditer(question):
+        for word in reversed(_WORD.findall(match.group("words"))):
+            if word.lower() not in titles:
+                break
+            found.add(word.lower())
+    return found
+
+
+def _preamble_names(question: str, graphs: list[DocGraph]) -> set[str]:
+    """Capitalised words of the question that the preamble prints capitalised too: the names
+    of the parties ("PlanetCAD and Dassault Systemes"), which every clause is about."""
+    capitalised = {w for w in _WORD.findall(question[1:]) if w[:1].isupper()}
+    if not capitalised:
+        return set()
+    found: set[str] = set()
+    for graph in graphs:
+        preamble = next((c.text for c in graph.clauses[:3] if c.kind is ClauseKind.PREAMBLE), "")
+        found.update(w.lower() for w in capitalised if re.search(rf"\b{re.escape(w)}\b", preamble))
+    return found
+
+
 def _party_words(graphs: list[DocGraph]) -> set[str]:
     """Words of the parties' names: they are in nearly every clause and say nothing about where to look."""
     words: set[str] = set()
@@ -193,7 +238,8 @@ def _pages(question: str) -> PageRange | None:
 
 
 def _sections(question: str, graphs: list[DocGraph]) -> Iterable[SectionMention]:
-    references = find_references(question)
+    # "Section 6 of the NDA" is this contract's Section 6, not another document's
+    references = find_references(_THIS_CONTRACT.sub(r"\1 this Agreement", question))
     if not references:
         return
     for graph in graphs:

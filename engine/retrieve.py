@@ -59,10 +59,17 @@ class RetrievalSettings(BaseModel):
     thick_parent: float = Field(default=0.5, description="down-weighting of the parts of a clause with content of its own")
     followers: list[int] = Field(default=[4, 3, 2, 2, 1], description="clauses placed after the 1st, 2nd, ... anchor")
     trim_chars: int = Field(default=2500, description="longer clauses are cut to their best window")
+    topic_weight: float = Field(default=1.0, description="share of a search arm the clause-type ranking counts for")
+    chain_definitions: bool = True
+    follower_chars: int = Field(default=2500, description="graph-found clauses longer than this are cut to their best window")
     window_keyword_weight: float = Field(default=0.03, description="weight of the question's words when choosing a window")
 
 
 # ----------------------------------------------------------------------- arms
+
+#: Follower order after an anchor: sections linked by citation, then by definitions, then the tree.
+_TIERS = {("REFERENCES", "out"): 0, ("REFERENCES", "in"): 0, ("DEFINES", "out"): 1, ("DEFINES", "in"): 1}
+_RRF_K = 60.0  # the constant of LlamaIndex's reciprocal rank fusion, for the topic share
 
 
 def _node(clause_id: str) -> TextNode:
@@ -212,6 +219,8 @@ class Retriever:
             arms.append(KeywordArm(self.store, where, plan, settings.pool))
         if mode in (Mode.VECTOR, Mode.HYBRID, Mode.GRAPH):
             arms.append(VectorArm(self.store, where, vector, settings.pool))
+        searched = time.perf_counter()
+        fused = _fuse(arms, plan.question, settings.pool * len(arms))
         if mode in (Mode.HYBRID, Mode.GRAPH) and plan.topics:
             topical = [
                 (c.clause_id, similarity[c.clause_id])
@@ -219,9 +228,9 @@ class Retriever:
                 if (allowed is None or c.clause_id in allowed) and _about(c, plan)
             ]
             if topical:
-                arms.append(TopicArm(topical, settings.pool))
-        searched = time.perf_counter()
-        fused = _fuse(arms, plan.question, settings.pool * len(arms))
+                topic = TopicArm(topical, settings.pool)
+                fused = _with_topic(fused, topic.retrieve(plan.question), settings.topic_weight)
+                arms.append(topic)
         timings["search"] = time.perf_counter() - searched
 
         by_id = {c.clause_id: (c, g) for g in graphs for c in g.clauses}
@@ -258,26 +267,30 @@ class Retriever:
         found: dict[str, _Candidate] = {}
         for anchor in starts:
             start_id = anchor.clause.clause_id
-            frontier = [(start_id, 1.0)]
+            frontier = [(start_id, 1.0, 0)]
             visited = {start_id}
             for hop in range(1, s.hops + 1):
                 following = []
-                for clause_id, weight in frontier:
+                for clause_id, weight, distance in frontier:
+                    source = anchor.graph.by_id[clause_id]
                     for target, edge_weight, why in self._neighbours(anchor.graph, clause_id):
                         if target in visited or (allowed is not None and target not in allowed):
                             continue
                         visited.add(target)
                         path_weight = weight * edge_weight
-                        following.append((target, path_weight))
+                        # a definition that uses another defined term needs that one too: no extra distance
+                        chained = s.chain_definitions and source.kind is ClauseKind.DEFINITION and (why.edge, why.direction) == ("DEFINES", "out")
+                        steps = distance if chained and distance else distance + 1
+                        following.append((target, path_weight, steps))
                         if target in anchors and anchors[target].order <= anchor.order:
                             continue  # already in context ahead of this anchor
-                        structure = path_weight * s.decay**hop * (0.5 + 0.5 * anchor.score)
+                        structure = path_weight * s.decay**steps * (0.5 + 0.5 * anchor.score)
                         if structure < s.min_structure:
                             continue
                         score = s.w_sem * similarity[target] + s.w_struct * structure
                         current = found.get(target)
                         if current is None or score > current.score:
-                            tier = {"REFERENCES": 0, "DEFINES": 1}.get(why.edge or "", 2) + (hop - 1) * 3
+                            tier = _TIERS.get((why.edge, why.direction), 2) + (steps - 1) * 3
                             found[target] = _Candidate(
                                 anchor.graph.by_id[target], anchor.graph, similarity[target], score,
                                 why.model_copy(update={"hops": hop}), order=anchor.order, tier=tier,
@@ -367,7 +380,8 @@ class Retriever:
         clause, graph = candidate.clause, candidate.graph
         start, end, trimmed = 0, len(clause.text), False
         windows = graph.windows.get(clause.clause_id, [])
-        if windows and len(normalise(clause.text)) > self.settings.trim_chars:
+        limit = self.settings.trim_chars if candidate.why.kind != "graph" else self.settings.follower_chars
+        if windows and len(normalise(clause.text)) > limit:
             weights = {k: 1.0 for k in plan.keywords if len(k) > 3}
             weights.update({k: 0.5 for k in plan.expansions if len(k) > 3 and k not in weights})
 
@@ -381,7 +395,7 @@ class Retriever:
             # Grow from the best window towards the better neighbour while it fits.
             while True:
                 options = [i for i in (first - 1, last + 1) if 0 <= i < len(windows)]
-                options = [i for i in options if _span(windows, min(first, i), max(last, i), clause.text) <= self.settings.trim_chars]
+                options = [i for i in options if _span(windows, min(first, i), max(last, i), clause.text) <= limit]
                 if not options:
                     break
                 pick = max(options, key=scores.__getitem__)
@@ -409,6 +423,18 @@ def _fuse(arms: list[_Arm], question: str, limit: int) -> list[NodeWithScore]:
         arms, llm=MockLLM(), mode=FUSION_MODES.RECIPROCAL_RANK, similarity_top_k=limit, num_queries=1, use_async=False
     )
     return fusion.retrieve(question)
+
+
+def _with_topic(fused: list[NodeWithScore], topical: list[NodeWithScore], weight: float) -> list[NodeWithScore]:
+    """Clause types read from the question are a softer signal than the words and the meaning:
+    their ranking adds a reciprocal-rank share of `weight` to the fused scores."""
+    scores = {n.node.node_id: n.score or 0.0 for n in fused}
+    nodes = {n.node.node_id: n for n in fused}
+    for rank, node in enumerate(topical):
+        scores[node.node.node_id] = scores.get(node.node.node_id, 0.0) + weight / (_RRF_K + rank)
+        nodes.setdefault(node.node.node_id, node)
+    ordered = sorted(scores, key=lambda clause_id: -scores[clause_id])
+    return [NodeWithScore(node=nodes[clause_id].node, score=scores[clause_id]) for clause_id in ordered]
 
 
 def _similarities(graphs: list[DocGraph], vector: np.ndarray) -> dict[str, float]:

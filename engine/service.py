@@ -9,7 +9,9 @@ from pathlib import Path
 
 from engine.embed import Embedder
 from engine.graphcache import GraphCache
+from engine.llm import LLMSpec, make_llm
 from engine.plan import make_plan
+from engine.plan_llm import refine
 from engine.retrieve import Retriever, RetrievalSettings
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
@@ -42,6 +44,12 @@ class Library:
         self.embedder = Embedder(self.settings.embed_batch_size, self.settings.window_overlap_tokens)
         self.graphs = GraphCache(self.store)
         self.retriever = Retriever(self.store, self.embedder, self.graphs, RetrievalSettings())
+        self.llm_spec = LLMSpec()
+        self.llm = None
+
+    def use_llm(self, spec: LLMSpec) -> None:
+        """Plan (and later answer) with this local model; LLMSpec() means rules only."""
+        self.llm_spec, self.llm = spec, make_llm(spec)
 
     # --------------------------------------------------------------- ingest
 
@@ -100,7 +108,9 @@ class Library:
     def plan(self, question: str, doc_ids: list[str] | None = None, filters: Filters | None = None) -> QueryPlan:
         """What the planner makes of a question over these documents (all when none are given)."""
         scope = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
-        return make_plan(question, self.retriever.graphs(scope), filters)
+        graphs = self.retriever.graphs(scope)
+        plan = make_plan(question, graphs, filters)
+        return refine(plan, self.llm, graphs) if self.llm is not None else plan
 
     def search(
         self,

@@ -57,3 +57,12 @@ class QueryPlan(BaseModel):
     keywords: list[str] = Field(default_factory=list, description="the question's own search words and the terms it uses")
     expansions: list[str] = Field(default_factory=list, description="contract synonyms of the keywords, weighted lower")
     notes: list[str] = Field(default_factory=list, description="what the planner decided and why")
+    dropped: list[str] = Field(default_factory=list, description="values a model proposed that exist nowhere in scope")
+
+
+class ProposedFilters(BaseModel):
+    """What a language model may propose for a question; checked against the store before use."""
+
+    clause_types: list[str] = Field(default_factory=list, description="clause types the question is about")
+    sections: list[str] = Field(default_factory=list, description="section numbers the question refers to, e.g. 8.1(b)")
+    defined_terms: list[str] = Field(default_factory=list, description="defined terms of the contract the question relies on")

@@ -68,6 +68,7 @@ _NAMES_AN_AGREEMENT = re.compile(r"\b(?:agreement|contract|addendum|amendment|li
 _TOC_TITLE = re.compile(r"^(?:table\s+of\s+contents|contents|index)\s*:?$", re.I)
 _ENDS_WITH_PAGE_NUMBER = re.compile(r"\s\.*\s*\d{1,3}$|\.{3,}\s*\d{1,3}$")
 _SENTENCE_END = re.compile(r"[.:;)\]\"”]\s*$")
+_ENDS_LOWER = re.compile(r"(?:\b[a-z][\w'’-]*|,)\s*$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _LOWER_START = re.compile(r"^[a-z]")
 # Small words that stay lower case in a Title Case heading.
@@ -414,6 +415,8 @@ class _Segmenter:
         before = self.lines[index - 2] if index >= 2 else None
         if before is not None and before.full_width and not _SENTENCE_END.search(before.text):
             return None  # the short last line of a paragraph, not a title
+        if before is not None and _ENDS_LOWER.search(before.text):
+            return None  # '... the date of first log in of a' goes on to this line
         return text.rstrip(".:"), above.start
 
     def _heading(self, index: int, marker: Marker) -> str:

@@ -16,7 +16,7 @@ from enum import IntEnum
 
 _OPEN = "\"“‘'`"
 _CLOSE = "\"”’'"
-_QUOTED = rf"[{_OPEN}](?P<term{{n}}>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}?(?:\n[^{_OPEN}{_CLOSE}\n]{{1,60}}?){{0,3}})[{_CLOSE}]"
+_QUOTED = rf"[{_OPEN}](?P<term{{n}}>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}?(?:\n[^{_OPEN}{_CLOSE}\n]{{1,60}}?){{0,3}})[{_CLOSE}]{{1,2}}"
 
 
 def _quoted(n: int) -> str:
@@ -121,7 +121,7 @@ def _uncapitalise(term: str) -> str:
 
 
 # A line that opens a definition: "Affiliate" means ... / "Disclosing Party" has the meaning ...
-DEFINITION_OPENING = re.compile(rf"^[{_OPEN}]\s*(?P<term>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,80}}?)\s*[{_CLOSE}]")
+DEFINITION_OPENING = re.compile(rf"^[{_OPEN}]\s*(?P<term>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,80}}?)\s*[{_CLOSE}]{{1,2}}")
 _DEFINING_VERB = re.compile(
     rf"\s*+(?:[,;]?\s*+(?:or|and)?\s*+(?:the\s+)?[{_OPEN}][^{_OPEN}{_CLOSE}]{{1,80}}[{_CLOSE}]\s*+)*+(?:\([^()]{{0,60}}\)\s*)?[,:]?\s*"
     rf"(?:(?:shall|will)\s+)?(?:{_VERB}|:|[-–—])",

@@ -396,6 +396,7 @@ def _drop_running_lines(
         right = statistics.median(r.x1 for r in body) if body else 0.0
         centre, tolerance = (left + right) / 2, 0.12 * (right - left)
         kept: list[Row] = []
+        dropped_number: int | None = None
         for row in rows:
             text = row.text.strip()
             drop = id(row) in candidates and (
@@ -404,14 +405,26 @@ def _drop_running_lines(
                 or _EDGAR_SOURCE_LINE.match(text)
                 or (id(row) in outermost and _PAGE_NUMBER.match(text))
             )
-            if not drop and _CENTRED_PAGE_NUMBER.match(text):
-                drop = abs((row.x0 + row.x1) / 2 - centre) < tolerance
+            number = _CENTRED_PAGE_NUMBER.match(text)
+            if not drop and number:
+                # EDGAR prints the next page's number right under the centred one, not centred
+                drop = abs((row.x0 + row.x1) / 2 - centre) < tolerance or _follows(dropped_number, text)
+            dropped_number = _number(text) if drop and number else None
             if drop:
                 removed += 1
             else:
                 kept.append(row)
         kept_pages.append(kept)
     return kept_pages, removed
+
+
+def _number(text: str) -> int | None:
+    digits = re.sub(r"\D", "", text)
+    return int(digits) if digits else None
+
+
+def _follows(previous: int | None, text: str) -> bool:
+    return previous is not None and _number(text) == previous + 1
 
 
 # ------------------------------------------------------------- text assembly

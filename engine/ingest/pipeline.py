@@ -28,7 +28,7 @@ from models.document import Document, IngestOutcome, IngestStatus
 logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
-PARSER_VERSION = "4"
+PARSER_VERSION = "6"
 
 
 class Stage(StrEnum):

@@ -1,0 +1,119 @@
+"""Retrieval quality and speed: the four modes and the plain LlamaIndex pipeline, side by side.
+
+    .venv/bin/python bench/retrieval.py [--db data/bench-store] [--sets multihop_dev cuad_dev]
+
+Runs every question set of ../shared/bench through the evaluation harness in each mode
+(keyword, vector, hybrid, graph) and through the plain LlamaIndex baseline (PyMuPDF pages,
+default SentenceSplitter, same embedding model, top chunks filling the budget), all in
+one run, and prints FORMAT.md's scores: evidence recall and completeness at 4k and 8k
+characters, by question type and hops, with p50/p95 retrieval time. Documents missing
+from the store are ingested first (the store is kept for the next run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from common import PROJECT_ROOT, SHARED_DATA, require_shared_data
+from baseline import BaselineRetriever
+
+from engine.evaluate import Output, Question, Scores, breakdown, score
+from engine.harness import ensure_documents, load_questions, report, run
+from engine.service import Library
+from models.retrieval import Mode
+
+BENCH = SHARED_DATA.parent / "bench"
+BASELINE = "llamaindex"
+COLUMNS = [Mode.KEYWORD.value, Mode.VECTOR.value, Mode.HYBRID.value, Mode.GRAPH.value, BASELINE]
+
+
+def run_baseline(retriever: BaselineRetriever, questions: list[Question]) -> dict[str, Output]:
+    outputs: dict[str, Output] = {}
+    for question in questions:
+        started = time.perf_counter()
+        context = retriever.context(question.question, question.docs)
+        outputs[question.id] = Output(id=question.id, context=context, seconds=time.perf_counter() - started)
+    return outputs
+
+
+def side_by_side(title: str, columns: dict[str, Scores]) -> str:
+    header = f"{title:24}" + "".join(f"{name:>11}" for name in columns)
+    lines = [header, "-" * len(header)]
+    rows = [
+        ("recall@4k", lambda s: s.recall[4000]),
+        ("recall@8k", lambda s: s.recall[8000]),
+        ("complete@4k", lambda s: s.complete[4000]),
+        ("complete@8k", lambda s: s.complete[8000]),
+    ]
+    for name, value in rows:
+        lines.append(f"{name:24}" + "".join(f"{value(s):>11.3f}" for s in columns.values()))
+    lines.append(f"{'p50 ms':24}" + "".join(f"{1000 * (s.p50_seconds or 0):>11.0f}" for s in columns.values()))
+    lines.append(f"{'p95 ms':24}" + "".join(f"{1000 * (s.p95_seconds or 0):>11.0f}" for s in columns.values()))
+    return "\n".join(lines)
+
+
+def groups_table(title: str, groups: dict[str, dict[str, Scores]], budget: int = 8000) -> str:
+    """recall / complete at `budget` for each group (type or hops) and pipeline."""
+    names = list(groups)
+    header = f"{title + f' (recall / complete @{budget // 1000}k)':40}" + "".join(f"{name:>15}" for name in names)
+    lines = [header, "-" * len(header)]
+    keys = sorted({key for by_group in groups.values() for key in by_group})
+    for key in keys:
+        cells = []
+        for name in names:
+            s = groups[name].get(key)
+            cells.append(f"{s.recall[budget]:.2f} / {s.complete[budget]:.2f}" if s and s.answerable else "-")
+        n = next((g[key].answerable for g in groups.values() if key in g), 0)
+        lines.append(f"{f'{key} (n={n})':40}" + "".join(f"{c:>15}" for c in cells))
+    return "\n".join(lines)
+
+
+def bench_set(library: Library, name: str, baseline_dir: Path) -> None:
+    questions = load_questions(BENCH / f"{name}.jsonl")
+    mapping = ensure_documents(library, questions, SHARED_DATA, say=lambda line: print("  " + line, flush=True))
+    overall: dict[str, Scores] = {}
+    by_type: dict[str, dict[str, Scores]] = {}
+    by_hops: dict[str, dict[str, Scores]] = {}
+    misses = {}
+    for mode in (Mode.KEYWORD, Mode.VECTOR, Mode.HYBRID, Mode.GRAPH):
+        outputs, retrievals = run(library, questions, mapping, mode)
+        result = report(library, questions, outputs, retrievals, mapping, mode)
+        overall[mode.value], by_type[mode.value], by_hops[mode.value] = result.overall, result.by_type, result.by_hops
+        misses[mode.value] = result.misses
+    files = {doc: SHARED_DATA / doc for doc in sorted({d for q in questions for d in q.docs})}
+    baseline = BaselineRetriever(files, baseline_dir / name)
+    outputs = run_baseline(baseline, questions)
+    overall[BASELINE] = score(questions, outputs)
+    by_type[BASELINE] = breakdown(questions, outputs, lambda q: q.type)
+    by_hops[BASELINE] = breakdown(questions, outputs, lambda q: f"{q.hops} hop{'s' if q.hops != 1 else ''}")
+
+    answerable = overall[Mode.GRAPH.value].answerable
+    print(f"\n{name}: {len(questions)} questions, {answerable} answerable, {len(files)} contracts")
+    print(side_by_side("", overall))
+    print()
+    print(groups_table("by type", by_type))
+    print()
+    print(groups_table("by hops", by_hops))
+    print("\nevidence missed at 8k (not reachable / reached but ranked out / not in any one clause):")
+    for mode, miss in misses.items():
+        print(f"  {mode:8} {miss.not_reachable:4d} {miss.ranked_out:4d} {miss.not_located:4d}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", default=str(PROJECT_ROOT / "data" / "bench-store"), help="store for the benchmark's documents")
+    parser.add_argument("--sets", nargs="+", default=["multihop_dev", "cuad_dev"], help="question sets in ../shared/bench")
+    args = parser.parse_args()
+    require_shared_data()
+    library = Library(Path(args.db))
+    print("Retrieval on the dev question sets (one run, this machine; times without an LLM)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.sets:
+            bench_set(library, name, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

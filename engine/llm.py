@@ -1,0 +1,74 @@
+"""Local language-model backends, named by one short spec string.
+
+    none                      no model: rules and extractive answers only
+    ollama:MODEL              an Ollama server (host from OLLAMA_HOST, default 127.0.0.1:11434)
+    openai:URL#MODEL          an OpenAI-compatible local server (llama.cpp, LM Studio, vLLM)
+
+Only local hosts are ever contacted: the URL comes from the user, never from the code.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from engine.errors import ClausegraphError
+
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+OLLAMA_HOST_ENV = "OLLAMA_HOST"
+
+
+class Backend(StrEnum):
+    NONE = "none"
+    OLLAMA = "ollama"
+    OPENAI = "openai"
+
+
+class LLMSpec(BaseModel):
+    backend: Backend = Backend.NONE
+    model: str | None = None
+    url: str | None = None
+    timeout: float = 120.0
+
+    @property
+    def label(self) -> str:
+        if self.backend is Backend.NONE:
+            return "no model"
+        return f"{self.backend.value}:{self.model} at {self.url}"
+
+
+def ollama_host() -> str:
+    host = os.environ.get(OLLAMA_HOST_ENV) or DEFAULT_OLLAMA_HOST
+    return host if "://" in host else f"http://{host}"
+
+
+def parse_llm(spec: str | None) -> LLMSpec:
+    """`none`, `ollama:MODEL` or `openai:URL#MODEL` -> LLMSpec (ClausegraphError if malformed)."""
+    spec = (spec or "none").strip()
+    if spec == "none":
+        return LLMSpec()
+    backend, _, rest = spec.partition(":")
+    if backend == "ollama" and rest:
+        return LLMSpec(backend=Backend.OLLAMA, model=rest, url=ollama_host())
+    if backend == "openai" and "#" in rest:
+        url, _, model = rest.rpartition("#")
+        if url and model:
+            return LLMSpec(backend=Backend.OPENAI, model=model, url=url)
+    raise ClausegraphError(f"unknown model backend {spec!r}: use none, ollama:MODEL or openai:URL#MODEL")
+
+
+def make_llm(spec: LLMSpec):
+    """The LlamaIndex LLM for a spec, or None for `none`."""
+    if spec.backend is Backend.OLLAMA:
+        from llama_index.llms.ollama import Ollama
+
+        return Ollama(model=spec.model, base_url=spec.url, request_timeout=spec.timeout, context_window=8192)
+    if spec.backend is Backend.OPENAI:
+        from llama_index.llms.openai_like import OpenAILike
+
+        return OpenAILike(
+            model=spec.model, api_base=spec.url, api_key="local", is_chat_model=True, timeout=spec.timeout, context_window=8192
+        )
+    return None

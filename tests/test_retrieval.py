@@ -1,0 +1,108 @@
+"""Planner and retriever on the sample contracts: named sections, defined terms, scope, filters."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.retrieve import ClauseGraphRetriever
+from models.clause import ClauseType
+from models.plan import Filters, Intent, PageRange
+from models.retrieval import Mode
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+
+
+@pytest.fixture(scope="module")
+def doc_ids(sample_library) -> dict[str, str]:
+    return {d.file_name: d.doc_id for d in sample_library.documents()}
+
+
+def test_a_question_naming_a_section_gets_that_section_first(sample_library, doc_ids):
+    result = sample_library.search("What does Section 6 of the NDA provide?", [doc_ids[HIGHWAYS_NDA.name]])
+    assert result.plan.intent is Intent.SECTION_REFERENCE
+    first = result.passages[0]
+    assert (first.ref, first.heading, first.page) == ("6", "General", 6)
+    assert first.why.kind == "named"
+    # Section 6 is a heading over its parts: they come right after it
+    assert {"6.1", "6.2"} <= {p.ref for p in result.passages[1:6]}
+
+
+def test_a_subclause_named_in_the_question_comes_first(sample_library, doc_ids):
+    result = sample_library.search("Does clause 5.1.2 apply to electronic copies?", [doc_ids[HIGHWAYS_NDA.name]])
+    assert result.passages[0].ref == "5.1.2"
+    # 5.1.2 says "subject to Clause 5.2": the exception it points to is in the context too
+    reached = {p.ref: p.why for p in result.passages}
+    assert "5.2" in reached
+
+
+def test_a_defined_term_in_the_question_brings_its_definition(sample_library, doc_ids):
+    result = sample_library.search(
+        "Can the Recipient use the information for anything other than the Purpose?", [doc_ids[MUTUAL_NDA.name]]
+    )
+    assert [t.term for t in result.plan.terms] == ["Purpose"]
+    definition = next(p for p in result.passages if p.ref == "1")
+    assert "Purpose" in definition.text and definition.why.kind == "named"
+    assert "3" in [p.ref for p in result.passages[:4]]  # the use restriction itself
+
+
+def test_the_graph_walk_follows_a_cross_reference(sample_library, doc_ids):
+    result = sample_library.search("What may the Receiving Party do after an Information Return Notice?", [doc_ids[HIGHWAYS_NDA.name]])
+    refs = [p.ref for p in result.passages]
+    assert refs.index("5.1") < 6
+    follower = next(p for p in result.passages if p.ref == "5.2")
+    assert follower.why.kind == "graph" and follower.why.edge == "REFERENCES"
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_a_scope_of_one_contract_never_returns_another(sample_library, doc_ids, mode):
+    for name in (GCLOUD.name, HIGHWAYS_NDA.name, MUTUAL_NDA.name):
+        for question in ("How can the agreement be terminated?", "What confidential information is protected?", "Section 2"):
+            result = sample_library.search(question, [doc_ids[name]], mode)
+            if mode is not Mode.KEYWORD or "confidential" in question:  # an NDA may never say "terminate"
+                assert result.passages, (name, question, mode)
+            assert {p.doc_id for p in result.passages} <= {doc_ids[name]}
+
+
+def test_context_is_cut_by_characters(sample_library, doc_ids):
+    result = sample_library.search("What are the supplier's obligations?", [doc_ids[GCLOUD.name]], budget=3000)
+    lengths = [len(p.text) for p in result.passages]
+    assert sum(lengths[:-1]) < 3000 <= sum(lengths) + 3000  # only the last passage may run over
+    assert all(length <= 2600 for length in lengths)  # long clauses are trimmed to their best part
+
+
+def test_hard_filters_exclude_everything_else(sample_library, doc_ids):
+    scope = [doc_ids[GCLOUD.name]]
+    typed = sample_library.search("What happens on termination?", scope, filters=Filters(clause_types=[ClauseType.TERM_TERMINATION]))
+    assert typed.passages
+    detail = sample_library.detail(GCLOUD.name)
+    types = {c.clause_id: (c.clause_type, c.topics) for c in detail.clauses}
+    assert all(ClauseType.TERM_TERMINATION in (types[p.clause_id][0], *types[p.clause_id][1]) for p in typed.passages)
+    paged = sample_library.search("What happens on termination?", scope, filters=Filters(pages=PageRange(first=9, last=10)))
+    assert paged.passages and all(9 <= p.page <= 10 or (p.page < 9 and p.page_end >= 9) for p in paged.passages)
+
+
+def test_the_question_can_limit_pages_itself(sample_library, doc_ids):
+    plan = sample_library.plan("What does page 3 say about audits?", [doc_ids[GCLOUD.name]])
+    assert plan.filters.pages == PageRange(first=3, last=3)
+
+
+def test_modes_differ_in_how_passages_were_found(sample_library, doc_ids):
+    scope = [doc_ids[HIGHWAYS_NDA.name]]
+    question = "Which law governs the agreement?"
+    keyword = sample_library.search(question, scope, Mode.KEYWORD)
+    vector = sample_library.search(question, scope, Mode.VECTOR)
+    graph = sample_library.search(question, scope, Mode.GRAPH)
+    assert {a for p in keyword.passages for a in p.why.arms} == {"keyword"}
+    assert {a for p in vector.passages for a in p.why.arms} == {"vector"}
+    assert all(p.why.kind == "anchor" for p in keyword.passages + vector.passages)
+    assert any(p.why.kind == "graph" for p in graph.passages)
+    assert "governed" in graph.passages[0].text.lower()
+
+
+def test_the_llamaindex_retriever_returns_passages_as_nodes(sample_library, doc_ids):
+    from engine.plan import make_plan
+
+    retriever = ClauseGraphRetriever(sample_library.retriever, make_plan, [doc_ids[MUTUAL_NDA.name]])
+    nodes = retriever.retrieve("Which law governs this agreement?")
+    assert nodes[0].node.metadata["ref"] == "10"
+    assert "English law" in nodes[0].node.get_content()
+    assert retriever.last is not None and retriever.last.passages[0].clause_id == nodes[0].node.metadata["clause_id"]
