@@ -36,7 +36,7 @@ TOPIC_CUES: list[tuple[ClauseType, str]] = [
     (T.NON_COMPETE, r"compet|solicit|non-?compete|restrict(?:ed|ion)? from|disparag"),
     (T.EXCLUSIVITY, r"exclusiv|\bsole\b|only (?:supplier|provider|distributor)"),
     (T.IP_OWNERSHIP, r"intellectual property|\bip\b|ownership|\bowns?\b|invention|work product|patent|copyright|trademark"),
-    (T.LICENSE_GRANT, r"licen[cs]|sublicen"),
+    (T.LICENSE_GRANT, r"licen[cs]|sublicen|right to use|\b(?:let|allow|permit)s?\b[^?]{0,40}\buse\b"),
     (T.AUDIT, r"audit|inspect|books|records"),
     (T.INSURANCE, r"insur"),
     (T.FORCE_MAJEURE, r"force majeure|act of god|beyond (?:its |their )?control"),
@@ -81,6 +81,10 @@ SYNONYMS: dict[str, list[str]] = {
     "control": ["change of control", "merger", "acquisition"],
     "escrow": ["source code", "deposit"],
     "damages": ["liquidated", "liability", "damages"],
+    "subsidiaries": ["affiliates", "subsidiary", "affiliate"],
+    "affiliates": ["subsidiaries", "affiliate", "subsidiary"],
+    "overseas": ["worldwide", "territory", "foreign"],
+    "countries": ["territory", "worldwide", "country"],
     "long": ["term", "duration", "years", "continue", "expire"],
     "last": ["term", "duration", "continue", "expire"],
     "run": ["term", "duration", "continue"],
@@ -203,7 +207,7 @@ def _preamble_names(question: str, graphs: list[DocGraph]) -> set[str]:
         return set()
     found: set[str] = set()
     for graph in graphs:
-        preamble = next((c.text for c in graph.clauses[:3] if c.kind is ClauseKind.PREAMBLE), "")
+        preamble = " ".join(c.text for c in graph.clauses[:8] if c.path.split("(")[0] == "Preamble")
         found.update(w.lower() for w in capitalised if re.search(rf"\b{re.escape(w)}\b", preamble))
     return found
 

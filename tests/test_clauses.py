@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.ingest.clauses import segment
 from engine.ingest.pdf import read_pdf
 from models.clause import ClauseKind
+from tests.conftest import SHARED_DATA, needs_shared_data
 from tests.pdfmaker import make_pdf
 
 
@@ -115,3 +116,15 @@ def test_letter_i_after_h_continues_the_letters(tmp_path):
     items = [f">({letter}) item {letter};" for letter in "abcdefghij"]
     segments = _outline(tmp_path, ["1. Services. The Supplier shall:"] + items)
     assert [s for s in segments if s.startswith("1(")] == [f"1({letter})" for letter in "abcdefghij"]
+
+
+@needs_shared_data
+def test_a_line_continuing_a_sentence_never_heads_the_next_clause():
+    from tests.conftest import parsed
+
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "RandWorldwideInc_20010402_8_KA_EX_10_2_2102464_EX_10_2_Co_Branding_Agreement.pdf")
+    launch = contract.clause("1.18")
+    assert launch.defines == ["Launch Date"]
+    assert launch.text.endswith("of a\nDassault Systemes Customer for the Co-Branded Service.")
+    assert contract.clause("1.19").text.startswith('1.19 "Marks" shall have the meaning')
+    assert contract.clause("10.1").text.endswith("prior to the expiration of the then-current\nterm.")

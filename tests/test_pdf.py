@@ -113,3 +113,12 @@ def test_cuad_source_footers_are_removed():
     # The original document's page numbers, printed mid-page by the EDGAR conversion, go too.
     assert "\n13\n" not in text and "\n9\n" not in text
     assert GCLOUD.exists()
+
+
+@needs_shared_data
+def test_edgar_page_number_pairs_are_removed_from_the_middle_of_a_sentence():
+    # EDGAR prints "12" centred and the next page's "13" under it, mid-sentence
+    path = SHARED_DATA / "cuad" / "pdf" / "RandWorldwideInc_20010402_8_KA_EX_10_2_2102464_EX_10_2_Co_Branding_Agreement.pdf"
+    text = read_pdf(path).text
+    assert '(the "Initial Term") unless earlier\nterminated in accordance with this Section' in text
+    assert "treated as such, in accordance with the terms and conditions of the CNDA.\nSECTION 7\n" in text

@@ -1,0 +1,73 @@
+"""Scoring as ../shared/bench/FORMAT.md defines it, and the eval command end to end."""
+
+from __future__ import annotations
+
+import json
+
+from engine.cli import main
+from engine.evaluate import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found
+from engine.settings import SAMPLES_DIR
+from tests.conftest import MUTUAL_NDA
+
+GOVERNED = "This Agreement is governed by, and is to be construed in accordance with, English law."
+
+
+def test_long_snippets_need_four_fifths_of_their_five_grams():
+    context = "the supplier shall keep full and accurate records of all charges for six years"
+    assert snippet_found("the supplier shall keep full and accurate records of all charges for six years", context)
+    # one word changed at the end breaks 1 of 11 five-grams: still found
+    assert snippet_found("the supplier shall keep full and accurate records of all charges for seven years", context)
+    # one word changed in the middle breaks 5 of 11: not found
+    assert not snippet_found("the supplier shall keep full and complete records of all charges for six years", context)
+
+
+def test_short_snippets_must_occur_whole_after_normalising():
+    assert snippet_found("“English Law”", "governed by english law.")
+    assert not snippet_found("Scots law", "governed by english law.")
+
+
+def test_the_budget_cuts_the_joined_context():
+    passages = [ContextPassage(doc="a.pdf", page=1, text="x" * 3990), ContextPassage(doc="a.pdf", page=2, text="the notice period is ninety days")]
+    assert not snippet_found("notice period is ninety days", context_prefix(passages, 4000))
+    assert snippet_found("notice period is ninety days", context_prefix(passages, 8000))
+
+
+def test_recall_and_completeness_count_answerable_questions_only():
+    questions = [
+        Question(id="a", docs=["d.pdf"], question="?", evidence=[Evidence(text="alpha beta gamma delta epsilon"), Evidence(text="zeta eta theta iota kappa")]),
+        Question(id="b", docs=["d.pdf"], question="?", evidence=[Evidence(text="lambda mu nu xi omicron")]),
+        Question(id="c", docs=["d.pdf"], question="?", answerable=False, type="unanswerable"),
+    ]
+    outputs = {
+        "a": Output(id="a", context=[ContextPassage(doc="d.pdf", page=1, text="Alpha, beta; gamma delta epsilon.")]),
+        "b": Output(id="b", context=[ContextPassage(doc="d.pdf", page=1, text="lambda mu nu xi omicron")]),
+        "c": Output(id="c"),
+    }
+    result = score(questions, outputs)
+    assert result.answerable == 2
+    assert result.recall[8000] == 2 / 3
+    assert result.complete[8000] == 1 / 2
+
+
+def test_eval_writes_format_lines_and_prints_the_scores(tmp_path, capsys):
+    questions = tmp_path / "questions.jsonl"
+    rows = [
+        {"id": "q1", "docs": [MUTUAL_NDA.name], "question": "Which law governs this agreement?", "answerable": True,
+         "hops": 1, "type": "clause", "evidence": [{"text": GOVERNED, "page": 2}]},
+        {"id": "q2", "docs": [MUTUAL_NDA.name], "question": "What is the liability cap?", "answerable": False,
+         "hops": 1, "type": "unanswerable", "evidence": []},
+    ]
+    questions.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "out.jsonl"
+    code = main(["eval", "--db", str(tmp_path / "store"), "--questions", str(questions), "--out", str(out), "--data", str(SAMPLES_DIR)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["id"] for line in lines] == ["q1", "q2"]
+    assert set(lines[0]) == {"id", "abstained", "answer", "context", "citations", "seconds"}
+    first = lines[0]["context"][0]
+    assert (first["doc"], first["page"]) == (MUTUAL_NDA.name, 2) and GOVERNED in " ".join(first["text"].split())
+    assert "recall@4k" in printed and "complete@8k" in printed
+    all_row = [line for line in printed.splitlines() if line.startswith("all ")][1]  # under the header
+    assert all_row.split()[1:] == ["1", "1.000", "1.000", "1.000", "1.000"]
+    assert "p95" in printed and "ingested 1/1" in printed
