@@ -58,7 +58,7 @@ class RetrievalSettings(BaseModel):
     thin_chars: int = Field(default=300, description="a clause shorter than this is mostly a heading for its parts")
     thick_parent: float = Field(default=0.5, description="down-weighting of the parts of a clause with content of its own")
     followers: list[int] = Field(default=[4, 3, 2, 2, 1], description="clauses placed after the 1st, 2nd, ... anchor")
-    trim_chars: int = Field(default=2500, description="longer clauses are cut to their best window")
+    trim_chars: int = Field(default=3500, description="longer clauses are cut to their best window")
     topic_weight: float = Field(default=1.0, description="share of a search arm the clause-type ranking counts for")
     chain_definitions: bool = True
     follower_chars: int = Field(default=2500, description="graph-found clauses longer than this are cut to their best window")
@@ -69,6 +69,8 @@ class RetrievalSettings(BaseModel):
 
 #: Follower order after an anchor: sections linked by citation, then by definitions, then the tree.
 _TIERS = {("REFERENCES", "out"): 0, ("REFERENCES", "in"): 0, ("DEFINES", "out"): 1, ("DEFINES", "in"): 1}
+HEADING_BOOST = 0.5  # a word in the heading counts half as much again as one in the text
+EXPANSION_BOOST = 0.5  # a synonym counts for less than the question's own word
 _RRF_K = 60.0  # the constant of LlamaIndex's reciprocal rank fusion, for the topic share
 
 
@@ -112,11 +114,11 @@ class KeywordArm(_Arm):
         clauses = []
         if single:
             clauses.append((Occur.SHOULD, MatchQuery(" ".join(single), "text")))
-            clauses.append((Occur.SHOULD, MatchQuery(" ".join(single), "heading", boost=0.5)))
+            clauses.append((Occur.SHOULD, MatchQuery(" ".join(single), "heading", boost=HEADING_BOOST)))
         clauses += [(Occur.SHOULD, PhraseQuery(phrase, "text")) for phrase in phrases]
         expansions = [w for w in self.plan.expansions if " " not in w]
         if expansions:
-            clauses.append((Occur.SHOULD, MatchQuery(" ".join(expansions), "text", boost=0.3)))
+            clauses.append((Occur.SHOULD, MatchQuery(" ".join(expansions), "text", boost=EXPANSION_BOOST)))
         return BooleanQuery(clauses) if clauses else None
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
