@@ -64,24 +64,22 @@ def apply_proposal(plan: QueryPlan, proposal: ProposedFilters, graphs: list[DocG
             plan.topics.append(kind)
             plan.notes.append(f"the model added clause type {kind.value}")
     for value in proposal.sections:
-        mentions = list(_section(value, graphs))
-        if not mentions:
-            plan.dropped.append(f"section {value!r}")
-        for mention in mentions:
-            if all(m.clause_id != mention.clause_id for m in plan.sections):
-                plan.sections.append(mention)
-                plan.notes.append(f"the model added section {mention.ref}")
+        _keep(plan, plan.sections, list(_section(value, graphs)), f"section {value!r}")
     for value in proposal.defined_terms:
-        mentions = list(_term(value, graphs))
-        if not mentions:
-            plan.dropped.append(f"defined term {value!r}")
-        for mention in mentions:
-            if all(m.clause_id != mention.clause_id for m in plan.terms):
-                plan.terms.append(mention)
-                plan.notes.append(f"the model added defined term {mention.term}")
+        _keep(plan, plan.terms, list(_term(value, graphs)), f"defined term {value!r}")
     if plan.dropped:
         plan.notes.append("dropped what the model proposed that is not in these contracts: " + ", ".join(plan.dropped))
     return plan
+
+
+def _keep(plan: QueryPlan, kept: list, mentions: list, described: str) -> None:
+    """Add the clauses a proposed value resolved to, or record the value as dropped."""
+    if not mentions:
+        plan.dropped.append(described)
+    for mention in mentions:
+        if all(m.clause_id != mention.clause_id for m in kept):
+            kept.append(mention)
+            plan.notes.append(f"the model added {described}")
 
 
 def _clause_type(value: str) -> ClauseType | None:
