@@ -60,7 +60,7 @@ def groups_table(title: str, groups: dict[str, dict[str, Scores]], budget: int =
     names = list(groups)
     header = f"{title + f' (recall / complete @{budget // 1000}k)':40}" + "".join(f"{name:>15}" for name in names)
     lines = [header, "-" * len(header)]
-    keys = sorted({key for by_group in groups.values() for key in by_group})
+    keys = sorted({key for by_group in groups.values() for key, s in by_group.items() if s.answerable})
     for key in keys:
         cells = []
         for name in names:
