@@ -20,7 +20,7 @@ from pathlib import Path
 from common import PROJECT_ROOT, SHARED_DATA, require_shared_data
 from baseline import BaselineRetriever
 
-from engine.evaluate import Output, Question, Scores, breakdown, score
+from engine.evaluate import Output, Question, Scores, by_hops, by_type, score
 from engine.harness import ensure_documents, load_questions, report, run
 from engine.service import Library
 from models.retrieval import Mode
@@ -75,28 +75,28 @@ def bench_set(library: Library, name: str, baseline_dir: Path) -> None:
     questions = load_questions(BENCH / f"{name}.jsonl")
     mapping = ensure_documents(library, questions, SHARED_DATA, say=lambda line: print("  " + line, flush=True))
     overall: dict[str, Scores] = {}
-    by_type: dict[str, dict[str, Scores]] = {}
-    by_hops: dict[str, dict[str, Scores]] = {}
+    types: dict[str, dict[str, Scores]] = {}
+    hops: dict[str, dict[str, Scores]] = {}
     misses = {}
     for mode in (Mode.KEYWORD, Mode.VECTOR, Mode.HYBRID, Mode.GRAPH):
         outputs, retrievals = run(library, questions, mapping, mode)
         result = report(library, questions, outputs, retrievals, mapping, mode)
-        overall[mode.value], by_type[mode.value], by_hops[mode.value] = result.overall, result.by_type, result.by_hops
+        overall[mode.value], types[mode.value], hops[mode.value] = result.overall, result.by_type, result.by_hops
         misses[mode.value] = result.misses
     files = {doc: SHARED_DATA / doc for doc in sorted({d for q in questions for d in q.docs})}
     baseline = BaselineRetriever(files, baseline_dir / name)
     outputs = run_baseline(baseline, questions)
     overall[BASELINE] = score(questions, outputs)
-    by_type[BASELINE] = breakdown(questions, outputs, lambda q: q.type)
-    by_hops[BASELINE] = breakdown(questions, outputs, lambda q: f"{q.hops} hop{'s' if q.hops != 1 else ''}")
+    types[BASELINE] = by_type(questions, outputs)
+    hops[BASELINE] = by_hops(questions, outputs)
 
     answerable = overall[Mode.GRAPH.value].answerable
     print(f"\n{name}: {len(questions)} questions, {answerable} answerable, {len(files)} contracts")
     print(side_by_side("", overall))
     print()
-    print(groups_table("by type", by_type))
+    print(groups_table("by type", types))
     print()
-    print(groups_table("by hops", by_hops))
+    print(groups_table("by hops", hops))
     print("\nevidence missed at 8k (not reachable / reached but ranked out / not in any one clause):")
     for mode, miss in misses.items():
         print(f"  {mode:8} {miss.not_reachable:4d} {miss.ranked_out:4d} {miss.not_located:4d}")

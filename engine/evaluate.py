@@ -182,6 +182,14 @@ def breakdown(questions: list[Question], outputs: dict[str, Output], key: Callab
     return {name: score(group, {q.id: outputs[q.id] for q in group if q.id in outputs}) for name, group in sorted(groups.items())}
 
 
+def by_type(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
+    return breakdown(questions, outputs, lambda q: q.type)
+
+
+def by_hops(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
+    return breakdown(questions, outputs, lambda q: f"{q.hops} hop{'s' if q.hops != 1 else ''}")
+
+
 def format_table(title: str, rows: dict[str, Scores]) -> str:
     """The score table the harness prints."""
     header = f"{title:28} {'n':>5} {'recall@4k':>10} {'recall@8k':>10} {'complete@4k':>12} {'complete@8k':>12}"

@@ -13,9 +13,11 @@ import threading
 from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
+from engine.ingest.references import ReferenceResolver
 from engine.store import ClauseStore
 from models.clause import Clause
 from models.document import Document
@@ -58,6 +60,11 @@ class DocGraph:
 
     def page_at(self, offset: int) -> int:
         return max(1, bisect_right(self.page_starts, offset))
+
+    @cached_property
+    def resolver(self) -> ReferenceResolver:
+        """Resolves section numbers a question names to this document's clause refs."""
+        return ReferenceResolver([(c.ref, c.path.split("/")[0] if "/" in c.path else None) for c in self.clauses])
 
     def term_weight(self, term: str) -> float:
         """How telling a term is: 1 for a term few clauses use, near 0 for "Agreement"."""

@@ -20,7 +20,9 @@ from engine.evaluate import (
     Output,
     Question,
     Scores,
-    breakdown,
+    by_hops,
+    by_type,
+    context_prefix,
     format_table,
     score,
     snippet_found,
@@ -140,16 +142,14 @@ def report(library: Library, questions: list[Question], outputs: dict[str, Outpu
     return EvalReport(
         mode=mode,
         overall=score(questions, outputs, page_text),
-        by_type=breakdown(questions, outputs, lambda q: q.type),
-        by_hops=breakdown(questions, outputs, lambda q: f"{q.hops} hop{'s' if q.hops != 1 else ''}"),
+        by_type=by_type(questions, outputs),
+        by_hops=by_hops(questions, outputs),
         misses=classify_misses(library, questions, outputs, retrievals, mapping),
     )
 
 
 def classify_misses(library, questions, outputs, retrievals, mapping) -> Misses:
     """For each snippet missing from the 8k context: was its clause ever reached?"""
-    from engine.evaluate import context_prefix
-
     misses = Misses()
     for question in questions:
         if not question.answerable or question.id not in retrievals:

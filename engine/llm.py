@@ -32,12 +32,6 @@ class LLMSpec(BaseModel):
     url: str | None = None
     timeout: float = 120.0
 
-    @property
-    def label(self) -> str:
-        if self.backend is Backend.NONE:
-            return "no model"
-        return f"{self.backend.value}:{self.model} at {self.url}"
-
 
 def ollama_host() -> str:
     host = os.environ.get(OLLAMA_HOST_ENV) or DEFAULT_OLLAMA_HOST

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from engine.graphcache import DocGraph
-from engine.ingest.references import ReferenceResolver, find_references
+from engine.ingest.references import find_references
 from models.clause import ClauseKind, ClauseType
 from models.plan import Filters, Intent, PageRange, QueryPlan, SectionMention, TermMention
 
@@ -247,7 +247,7 @@ def _sections(question: str, graphs: list[DocGraph]) -> Iterable[SectionMention]
     if not references:
         return
     for graph in graphs:
-        resolver = _resolver(graph)
+        resolver = graph.resolver
         for reference in references:
             ref = resolver.resolve(reference, "", None)
             if ref is None:
@@ -256,14 +256,6 @@ def _sections(question: str, graphs: list[DocGraph]) -> Iterable[SectionMention]
             clause = clause or next(iter(graph.by_ref.get(ref.lower(), [])), None)
             if clause is not None:
                 yield SectionMention(text=reference.text, doc_id=graph.doc_id, clause_id=clause.clause_id, ref=clause.ref)
-
-
-def _resolver(graph: DocGraph) -> ReferenceResolver:
-    cached = getattr(graph, "_resolver", None)
-    if cached is None:
-        cached = ReferenceResolver([(c.ref, c.path.split("/")[0] if "/" in c.path else None) for c in graph.clauses])
-        graph._resolver = cached  # type: ignore[attr-defined]
-    return cached
 
 
 def _terms(question: str, graphs: list[DocGraph]) -> Iterable[TermMention]:

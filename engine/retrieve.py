@@ -1,10 +1,11 @@
 """Graph-aware hybrid retrieval over the clause graph.
 
 1. Pre-filter to the plan's scope and hard filters: nothing outside them is searched.
-2. Anchors: LanceDB full-text search and vector search (clauses and their windows), plus a
-   topic arm (clauses of the types the question is about), each a LlamaIndex retriever,
-   fused by LlamaIndex's reciprocal-rank fusion; plus injected anchors: clauses the
-   question names by number and the definitions of defined terms it uses.
+2. Anchors: LanceDB full-text search and vector search (clauses and their windows), each a
+   LlamaIndex retriever, fused by LlamaIndex's reciprocal-rank fusion; the ranking of the
+   clauses of the types the question is about then adds a reciprocal-rank share; plus
+   injected anchors: clauses the question names by number and the definitions of defined
+   terms it uses.
 3. Graph walk, 1-3 hops from the anchors over REFERENCES, DEFINES (a clause using a term
    reaches its definition) and PARENT_OF, each node scored
    w_sem * similarity + w_struct * edge weight * decay^hops.
@@ -16,7 +17,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from llama_index.core import QueryBundle
@@ -68,7 +69,7 @@ class RetrievalSettings(BaseModel):
 # ----------------------------------------------------------------------- arms
 
 #: Follower order after an anchor: sections linked by citation, then by definitions, then the tree.
-_TIERS = {("REFERENCES", "out"): 0, ("REFERENCES", "in"): 0, ("DEFINES", "out"): 1, ("DEFINES", "in"): 1}
+_TIERS = {"REFERENCES": 0, "DEFINES": 1}
 HEADING_BOOST = 0.5  # a word in the heading counts half as much again as one in the text
 EXPANSION_BOOST = 0.5  # a synonym counts for less than the question's own word
 _RRF_K = 60.0  # the constant of LlamaIndex's reciprocal rank fusion, for the topic share
@@ -184,7 +185,6 @@ class _Candidate:
     why: Why
     order: int = 0  # anchor rank, or the rank of the anchor a graph node was reached from
     tier: int = 0
-    followers: list[_Candidate] = field(default_factory=list)
 
 
 class Retriever:
@@ -200,12 +200,15 @@ class Retriever:
         documents = {d.doc_id: d for d in self.store.documents()} if doc_ids else {}
         return [self.cache.get(documents[doc_id]) for doc_id in doc_ids if doc_id in documents]
 
-    def retrieve(self, plan: QueryPlan, mode: Mode = Mode.GRAPH, budget: int | None = None) -> Retrieval:
+    def retrieve(
+        self, plan: QueryPlan, mode: Mode = Mode.GRAPH, budget: int | None = None, graphs: list[DocGraph] | None = None
+    ) -> Retrieval:
+        """`graphs`: the scope's graphs when the caller already has them (the planner needed them too)."""
         started = time.perf_counter()
         settings = self.settings
         budget = budget or settings.budget
         timings: dict[str, float] = {}
-        graphs = self.graphs(plan.scope)
+        graphs = graphs if graphs is not None else self.graphs(plan.scope)
         if not graphs:
             return Retrieval(plan=plan, mode=mode, passages=[], budget=budget, seconds=time.perf_counter() - started)
         allowed = _allowed(plan, graphs)
@@ -292,7 +295,7 @@ class Retriever:
                         score = s.w_sem * similarity[target] + s.w_struct * structure
                         current = found.get(target)
                         if current is None or score > current.score:
-                            tier = _TIERS.get((why.edge, why.direction), 2) + (steps - 1) * 3
+                            tier = _TIERS.get(why.edge or "", 2) + (steps - 1) * 3
                             found[target] = _Candidate(
                                 anchor.graph.by_id[target], anchor.graph, similarity[target], score,
                                 why.model_copy(update={"hops": hop}), order=anchor.order, tier=tier,
@@ -508,7 +511,7 @@ class ClauseGraphRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         graphs = self._retriever.graphs(self._scope)
         plan = self._planner(query_bundle.query_str, graphs, self._filters)
-        self.last = self._retriever.retrieve(plan, self._mode)
+        self.last = self._retriever.retrieve(plan, self._mode, graphs=graphs)
         return [
             NodeWithScore(
                 node=TextNode(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.embed import Embedder
-from engine.graphcache import GraphCache
+from engine.graphcache import DocGraph, GraphCache
 from engine.llm import LLMSpec, make_llm
 from engine.plan import make_plan
 from engine.plan_llm import refine
@@ -107,10 +107,7 @@ class Library:
 
     def plan(self, question: str, doc_ids: list[str] | None = None, filters: Filters | None = None) -> QueryPlan:
         """What the planner makes of a question over these documents (all when none are given)."""
-        scope = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
-        graphs = self.retriever.graphs(scope)
-        plan = make_plan(question, graphs, filters)
-        return refine(plan, self.llm, graphs) if self.llm is not None else plan
+        return self._plan(question, self._scope(doc_ids), filters)
 
     def search(
         self,
@@ -121,4 +118,13 @@ class Library:
         budget: int | None = None,
     ) -> Retrieval:
         """Plan and retrieve: the passages an answer to `question` needs, within the budget."""
-        return self.retriever.retrieve(self.plan(question, doc_ids, filters), mode, budget)
+        graphs = self._scope(doc_ids)
+        return self.retriever.retrieve(self._plan(question, graphs, filters), mode, budget, graphs)
+
+    def _scope(self, doc_ids: list[str] | None) -> list[DocGraph]:
+        scope = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
+        return self.retriever.graphs(scope)
+
+    def _plan(self, question: str, graphs: list[DocGraph], filters: Filters | None) -> QueryPlan:
+        plan = make_plan(question, graphs, filters)
+        return refine(plan, self.llm, graphs) if self.llm is not None else plan
