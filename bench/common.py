@@ -12,6 +12,8 @@ if str(PROJECT_ROOT) not in sys.path:
 
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 CUAD = SHARED_DATA / "cuad"
+BENCH_DIR = SHARED_DATA.parent / "bench"
+BENCH_STORE = PROJECT_ROOT / "data" / "bench-store"
 
 
 def require_shared_data() -> None:

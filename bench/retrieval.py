@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import PROJECT_ROOT, SHARED_DATA, require_shared_data
+from common import BENCH_DIR, BENCH_STORE, SHARED_DATA, require_shared_data
 from baseline import BaselineRetriever
 
 from engine.evaluate import Output, Question, Scores, by_hops, by_type, score
@@ -25,7 +25,6 @@ from engine.harness import ensure_documents, load_questions, report, run
 from engine.service import Library
 from models.retrieval import Mode
 
-BENCH = SHARED_DATA.parent / "bench"
 BASELINE = "llamaindex"
 COLUMNS = [Mode.KEYWORD.value, Mode.VECTOR.value, Mode.HYBRID.value, Mode.GRAPH.value, BASELINE]
 
@@ -72,7 +71,7 @@ def groups_table(title: str, groups: dict[str, dict[str, Scores]], budget: int =
 
 
 def bench_set(library: Library, name: str, baseline_dir: Path) -> None:
-    questions = load_questions(BENCH / f"{name}.jsonl")
+    questions = load_questions(BENCH_DIR / f"{name}.jsonl")
     mapping = ensure_documents(library, questions, SHARED_DATA, say=lambda line: print("  " + line, flush=True))
     overall: dict[str, Scores] = {}
     types: dict[str, dict[str, Scores]] = {}
@@ -104,7 +103,7 @@ def bench_set(library: Library, name: str, baseline_dir: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--db", default=str(PROJECT_ROOT / "data" / "bench-store"), help="store for the benchmark's documents")
+    parser.add_argument("--db", default=str(BENCH_STORE), help="store for the benchmark's documents")
     parser.add_argument("--sets", nargs="+", default=["multihop_dev", "cuad_dev"], help="question sets in ../shared/bench")
     args = parser.parse_args()
     require_shared_data()

@@ -1,9 +1,11 @@
-"""The command line: ingest, list, show and delete contracts.
+"""The command line: ingest, list, show and delete contracts; ask and evaluate.
 
     python -m engine ingest [--db DIR] PATH...
     python -m engine list [--db DIR] [--json]
     python -m engine show DOC [--db DIR] [--json]
     python -m engine delete DOC [--db DIR]
+    python -m engine ask [--db DIR] [--doc DOC ...] [--llm SPEC] [--json] QUESTION
+    python -m engine eval --questions FILE --out FILE [--mode] [--llm SPEC] [--no-answer]
 
 Errors are one line on stderr, never a traceback; the exit code is 1 when anything failed.
 """
@@ -47,7 +49,15 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", required=True, metavar="FILE", help="where to write one output line per question")
     evaluate.add_argument("--mode", default="graph", choices=["keyword", "vector", "hybrid", "graph"])
     evaluate.add_argument("--data", metavar="DIR", help="folder the questions' doc paths are relative to (default ../shared/data)")
-    evaluate.add_argument("--llm", default="none", help="none (rules only), ollama:MODEL or openai:URL#MODEL (the model helps plan)")
+    evaluate.add_argument("--llm", default="none", help="none (extractive answers), ollama:MODEL or openai:URL#MODEL")
+    evaluate.add_argument("--no-answer", action="store_true", help="retrieve only: leave answer, abstained and citations empty")
+
+    ask = commands.add_parser("ask", parents=[common], help="answer a question with cited quotes, or abstain")
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--doc", action="append", metavar="DOC", help="a contract in scope (file name or doc_id prefix); repeat for more; default all")
+    ask.add_argument("--llm", default="none", help="none (extractive answer), ollama:MODEL or openai:URL#MODEL")
+    ask.add_argument("--mode", default="graph", choices=["keyword", "vector", "hybrid", "graph"])
+    ask.add_argument("--json", action="store_true", help="print the harness output object (../shared/bench/FORMAT.md)")
     return parser
 
 
@@ -200,4 +210,10 @@ def _eval(library, args) -> int:
     return run_eval(args, library)
 
 
-_COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete, "eval": _eval}
+def _ask(library, args) -> int:
+    from engine.ask import main as run_ask
+
+    return run_ask(args, library)
+
+
+_COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete, "eval": _eval, "ask": _ask}

@@ -66,6 +66,23 @@ class DocGraph:
         """Resolves section numbers a question names to this document's clause refs."""
         return ReferenceResolver([(c.ref, c.path.split("/")[0] if "/" in c.path else None) for c in self.clauses])
 
+    @cached_property
+    def stem_frequency(self) -> dict[str, int]:
+        """Stem -> number of clauses using it ("" -> number of clauses), for word rarity."""
+        frequency: dict[str, int] = defaultdict(int)
+        for found in self.clause_stems.values():
+            for key in found:
+                frequency[key] += 1
+        frequency[""] = len(self.clauses)
+        return dict(frequency)
+
+    @cached_property
+    def clause_stems(self) -> dict[str, set[str]]:
+        """Clause id -> the stems of its heading and text."""
+        from engine.matching import stems
+
+        return {c.clause_id: stems(f"{c.heading} {c.text}") for c in self.clauses}
+
     def term_weight(self, term: str) -> float:
         """How telling a term is: 1 for a term few clauses use, near 0 for "Agreement"."""
         users = self.term_users.get(term, 0)

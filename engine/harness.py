@@ -13,9 +13,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pymupdf
+
 from pydantic import BaseModel, Field
 
+from engine.answer import Answerer
 from engine.evaluate import (
+    Citation,
     ContextPassage,
     Output,
     Question,
@@ -32,6 +36,7 @@ from engine.llm import parse_llm
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
 from engine.textnorm import normalise
+from models.answer import Answer
 from models.retrieval import Mode, Retrieval
 
 DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -63,7 +68,7 @@ class EvalReport(BaseModel):
             "",
             format_table("by hops", self.by_hops),
             "",
-            f"retrieval time per question: p50 {1000 * (s.p50_seconds or 0):.0f} ms, p95 {1000 * (s.p95_seconds or 0):.0f} ms",
+            f"time per question: p50 {1000 * (s.p50_seconds or 0):.0f} ms, p95 {1000 * (s.p95_seconds or 0):.0f} ms",
             f"evidence missed at 8k: {self.misses.not_reachable} not reachable from the anchors, "
             f"{self.misses.ranked_out} reached but ranked out, {self.misses.not_located} not in any one clause",
         ]
@@ -123,10 +128,10 @@ def run(
             output = Output(
                 id=question.id,
                 context=[ContextPassage(doc=reverse[p.doc_id], page=p.page, text=p.text) for p in retrieval.passages],
-                seconds=round(time.perf_counter() - started, 4),
             )
             if answer is not None:
-                output = answer(question, retrieval).model_copy(update={"context": output.context, "seconds": output.seconds})
+                output = answer(question, retrieval)
+            output.seconds = round(time.perf_counter() - started, 4)
             outputs[question.id] = output
             retrievals[question.id] = retrieval
             if handle:
@@ -135,6 +140,30 @@ def run(
         if handle:
             handle.close()
     return outputs, retrievals
+
+
+def to_output(question_id: str, answer: Answer, retrieval: Retrieval, doc_name: Callable[[str], str]) -> Output:
+    """An answer as one FORMAT.md output line; `doc_name` maps a doc_id to its path or file name."""
+    return Output(
+        id=question_id,
+        abstained=answer.abstained,
+        answer=None if answer.abstained else answer.text(),
+        context=[ContextPassage(doc=doc_name(p.doc_id), page=p.page, text=p.text) for p in retrieval.passages],
+        # one line per page: a quote across a page break is printed on each page in part
+        citations=[Citation(doc=doc_name(c.doc_id), page=part.page, quote=part.text) for c in answer.citations for part in c.parts],
+        seconds=answer.seconds,
+    )
+
+
+def answer_with(library: Library, mapping: dict[str, str]) -> Callable[[Question, Retrieval], Output]:
+    """The harness's answer hook: the app's answerer over the retrieved passages."""
+    answerer = Answerer(library)
+    reverse = {doc_id: doc for doc, doc_id in mapping.items()}
+
+    def answer(question: Question, retrieval: Retrieval) -> Output:
+        return to_output(question.id, answerer.answer(retrieval), retrieval, reverse.__getitem__)
+
+    return answer
 
 
 def report(library: Library, questions: list[Question], outputs: dict[str, Output], retrievals: dict[str, Retrieval], mapping: dict[str, str], mode: Mode) -> EvalReport:
@@ -181,16 +210,19 @@ def _holder(graphs: list[DocGraph], snippet: str) -> str | None:
 
 
 def _page_reader(library: Library, mapping: dict[str, str]) -> Callable[[str, int], str | None]:
-    cache: dict[str, list] = {}
+    """Page text as PyMuPDF reads the original PDF: what a reader (or an outside scorer)
+    sees on the page, not the engine's own reassembled text."""
+    cache: dict[str, list[str]] = {}
 
     def page_text(doc: str, page: int) -> str | None:
         doc_id = mapping.get(doc)
         if doc_id is None:
             return None
         if doc_id not in cache:
-            cache[doc_id] = library.store.pages(doc_id)
+            with pymupdf.open(library.pdf_path(doc_id)) as pdf:
+                cache[doc_id] = [p.get_text() for p in pdf]
         pages = cache[doc_id]
-        return pages[page - 1].text if 1 <= page <= len(pages) else None
+        return pages[page - 1] if 1 <= page <= len(pages) else None
 
     return page_text
 
@@ -200,8 +232,8 @@ def main(args, library: Library) -> int:
     questions = load_questions(Path(args.questions))
     mapping = ensure_documents(library, questions, data_dir)
     mode = Mode(args.mode)
-    answerer = None  # answers arrive with the answers issue; a model only plans for now
     library.use_llm(parse_llm(args.llm))
+    answerer = None if args.no_answer else answer_with(library, mapping)
     outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answerer)
     result = report(library, questions, outputs, retrievals, mapping, mode)
     print(result.render(Path(args.questions).name))

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from engine.errors import ClausegraphError
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+MAX_ANSWER_TOKENS = 1024  # an answer is a few claims; a model that rambles is cut off, not waited for
 OLLAMA_HOST_ENV = "OLLAMA_HOST"
 
 
@@ -58,11 +59,15 @@ def make_llm(spec: LLMSpec):
     if spec.backend is Backend.OLLAMA:
         from llama_index.llms.ollama import Ollama
 
-        return Ollama(model=spec.model, base_url=spec.url, request_timeout=spec.timeout, context_window=8192)
+        return Ollama(
+            model=spec.model, base_url=spec.url, request_timeout=spec.timeout, context_window=8192,
+            additional_kwargs={"num_predict": MAX_ANSWER_TOKENS},
+        )
     if spec.backend is Backend.OPENAI:
         from llama_index.llms.openai_like import OpenAILike
 
         return OpenAILike(
-            model=spec.model, api_base=spec.url, api_key="local", is_chat_model=True, timeout=spec.timeout, context_window=8192
+            model=spec.model, api_base=spec.url, api_key="local", is_chat_model=True, timeout=spec.timeout, context_window=8192,
+            max_tokens=MAX_ANSWER_TOKENS,
         )
     return None

@@ -148,6 +148,12 @@ class PageWords(Sequence):
     def __getitem__(self, index):  # (start, end, x0, y0, x1, y1)
         return tuple(column[index] for column in self._columns)
 
+    def overlapping(self, start: int, end: int) -> range:
+        """Indexes of the words whose characters overlap [start, end) of the document text."""
+        from bisect import bisect_left, bisect_right
+
+        return range(bisect_right(self._columns[1], start), bisect_left(self._columns[0], end))
+
 
 class ClauseStore:
     """Reads and writes the clause graph of every ingested contract."""

@@ -1,0 +1,111 @@
+"""Whether the evidence answers the question: a calibrated decision on retrieval features.
+
+A contract that lacks a clause still yields top-k passages; the question is whether they
+say what was asked. The features are cheap facts about the evidence (how much of the
+question's rarer words the best sentence and the whole scope contain, how similar the top
+clause is, whether a clause of the question's type exists in scope at all). A logistic
+model over them, fitted on cuad_dev by `bench/calibrate_abstain.py`, turns them into a
+probability of support; below the threshold the answerer abstains.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from engine.evidence import Evidence
+from engine.matching import stems
+
+CALIBRATION_FILE = Path(__file__).with_name("abstain_calibration.json")
+FEATURES = (
+    "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
+    "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
+)
+# Every contract states its title, its parties and its date: asking for them is never in vain.
+_CONTRACT_FACT = re.compile(
+    r"\btitle\b|\bname of (?:this|the) (?:agreement|contract)|who (?:are|were) the parties|\bparties to (?:this|the) "
+    r"(?:agreement|contract)|who signed|\bdated\b|date of (?:this|the) (?:agreement|contract)",
+    re.IGNORECASE,
+)
+_TOP = 5
+
+
+class Calibration(BaseModel):
+    """A logistic model over FEATURES and the threshold chosen on the dev curve."""
+
+    weights: dict[str, float]
+    bias: float
+    threshold: float
+    fitted_on: str = ""
+
+    def support(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+# Used until a calibration file exists: abstain unless the best sentence covers most of the question.
+UNCALIBRATED = Calibration(weights={"best_sentence": 6.0, "scope_coverage": 2.0}, bias=-5.0, threshold=0.5, fitted_on="defaults")
+
+
+def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
+    if path.is_file():
+        return Calibration.model_validate(json.loads(path.read_text()))
+    return UNCALIBRATED
+
+
+def features(evidence: Evidence) -> dict[str, float]:
+    """The decision's inputs, each in [0, 1]."""
+    retrieval = evidence.retrieval
+    top = retrieval.passages[:_TOP]
+    top_ids = {p.clause_id for p in top}
+    sentences = [s for s in evidence.sentences if s.passage.clause_id in top_ids]
+    words = evidence.words
+    best_clause = 0.0
+    for passage in top:
+        graph = evidence.graphs.get(passage.doc_id)
+        found = graph.clause_stems.get(passage.clause_id, set()) if graph else stems(passage.text)
+        best_clause = max(best_clause, words.coverage(found))
+    topics = set(retrieval.plan.topics)
+    in_scope = any(
+        c.clause_type in topics or topics.intersection(c.topics) for g in evidence.graphs.values() for c in g.clauses
+    )
+    on_top = any(
+        (clause := evidence.clause(p.doc_id, p.clause_id)) is not None
+        and (clause.clause_type in topics or topics.intersection(clause.topics))
+        for p in top[:3]
+    )
+    first = retrieval.passages[0] if retrieval.passages else None
+    weights = words.weights
+    top_stems = [
+        graph.clause_stems.get(p.clause_id, set()) if (graph := evidence.graphs.get(p.doc_id)) else stems(p.text) for p in top
+    ]
+    rarest = max(weights, key=weights.get) if weights else None
+    heaviest = max(weights.values(), default=0.0) or 1.0
+    missing = [w for s, w in weights.items() if s not in evidence.scope_stems]
+    headings = [evidence.clause(p.doc_id, p.clause_id) for p in top]
+    return {
+        "contract_fact": 1.0 if _CONTRACT_FACT.search(retrieval.plan.question) else 0.0,
+        "rarest_on_top": 1.0 if rarest is not None and any(rarest in found for found in top_stems) else 0.0,
+        "missing_rare": max(missing, default=0.0) / heaviest,
+        "heading_match": max((words.coverage(stems(c.heading)) for c in headings if c is not None and c.heading), default=0.0),
+        "all_words_on_top": 1.0 if weights and any(set(weights) <= found for found in top_stems) else 0.0,
+        "best_sentence": max((s.coverage for s in sentences), default=0.0),
+        "best_clause": best_clause,
+        "scope_coverage": words.coverage(evidence.scope_stems),
+        "top_similarity": max((p.similarity for p in top), default=0.0),
+        "topic_in_scope": (1.0 if in_scope else 0.0) if topics else 0.5,
+        "topic_on_top": (1.0 if on_top else 0.0) if topics else 0.5,
+        "keyword_first": 1.0 if first is not None and first.why.arms.get("keyword", 99) <= 2 else 0.0,
+    }
+
+
+def decide(evidence: Evidence, calibration: Calibration) -> tuple[bool, float]:
+    """(abstain?, probability that the evidence supports an answer)."""
+    if not evidence.retrieval.passages:
+        return True, 0.0
+    support = calibration.support(features(evidence))
+    return support < calibration.threshold, support

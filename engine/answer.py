@@ -1,0 +1,197 @@
+"""planner -> retriever -> answerer: the one query engine the app, the CLI and the harness use.
+
+The answerer is a local model (Ollama or an OpenAI-compatible server) when one is
+configured and reachable, else the extractive answerer; either way every quote passes the
+citation check. The abstain decision runs first, on retrieval features calibrated on
+cuad_dev; a model may abstain too ("not_stated"). When a model's quotes all fail the check,
+it is asked once more with the failed quotes named; if that fails as well, or the model is
+unreachable or answers out of schema, the extractive answer stands in, with a note saying so.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from llama_index.core.base.response.schema import Response
+from llama_index.core.query_engine import CustomQueryEngine
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from engine.abstain import Calibration, decide, load_calibration
+from engine.citations import Citer
+from engine.evidence import Evidence
+from engine.extractive import Extract, extract, looked_for
+from engine.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
+from engine.llm import Backend
+from models.answer import Answer, BackendKind, Closest, section_name
+from models.plan import Filters
+from models.retrieval import Mode, Retrieval
+
+log = logging.getLogger(__name__)
+
+_CLOSEST = 3
+_EXCERPT_CHARS = 300
+
+
+class Answerer:
+    """Answers questions over a Library's contracts."""
+
+    def __init__(self, library, calibration: Calibration | None = None) -> None:
+        self.library = library
+        self.citer = Citer(library.store)
+        self.calibration = calibration or load_calibration()
+
+    def ask(
+        self,
+        question: str,
+        doc_ids: list[str] | None = None,
+        filters: Filters | None = None,
+        mode: Mode = Mode.GRAPH,
+        on_text: TextCallback | None = None,
+    ) -> Answer:
+        started = time.perf_counter()
+        retrieval = self.library.search(question, doc_ids, mode, filters)
+        answer = self.answer(retrieval, on_text)
+        return answer.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
+
+    def answer(self, retrieval: Retrieval, on_text: TextCallback | None = None) -> Answer:
+        """The answer to a retrieval's question from its passages."""
+        graphs = self.library.retriever.graphs(retrieval.plan.scope)
+        evidence = Evidence.gather(retrieval, graphs)
+        abstain, support = decide(evidence, self.calibration)
+        if abstain:
+            return self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, [])
+        if self.library.llm is None:
+            return self._extractive(evidence, support, [])
+        return self._generative(evidence, support, on_text)
+
+    # ------------------------------------------------------------ backends
+
+    def _extractive(self, evidence: Evidence, support: float, notes: list[str]) -> Answer:
+        found = extract(evidence, self.citer)
+        if not found.citations:
+            return self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, notes + ["no sentence could be quoted"])
+        return Answer(
+            question=evidence.retrieval.plan.question,
+            backend=BackendKind.EXTRACTIVE,
+            abstained=False,
+            lead=_lead(found, len(evidence.graphs) > 1),
+            claims=found.claims,
+            citations=found.citations,
+            support=round(support, 3),
+            notes=notes,
+            plan=evidence.retrieval.plan,
+        )
+
+    def _generative(self, evidence: Evidence, support: float, on_text: TextCallback | None) -> Answer:
+        spec, llm = self.library.llm_spec, self.library.llm
+        kind = BackendKind.OLLAMA if spec.backend is Backend.OLLAMA else BackendKind.OPENAI
+        question = evidence.retrieval.plan.question
+        passages = context_passages(evidence)
+        notes: list[str] = []
+        failed: list[str] | None = None
+        for attempt in (1, 2):
+            try:
+                reply = draft(llm, spec, messages(question, passages, failed), on_text)
+            except DraftError as error:
+                notes.append(f"{spec.model} answered out of schema: {error}; extractive answer instead")
+                return self._extractive(evidence, support, notes)
+            except Exception as error:  # unreachable host, timeout, server error
+                log.warning("answer model unavailable: %s", error)
+                notes.append(f"{spec.model} could not be reached ({type(error).__name__}); extractive answer instead")
+                return self._extractive(evidence, support, notes)
+            if reply.verdict == "not_stated":
+                return self._abstention(evidence, support, kind, spec.model, notes + [f"{spec.model}: not stated in these passages"])
+            checked = check(reply, passages, evidence, self.citer)
+            if checked.failed:
+                notes.append(f"dropped {len(checked.failed)} quote(s) not found verbatim in the cited clause: " + "; ".join(f"“{q[:80]}”" for q in checked.failed))
+            if checked.claims:
+                return self._generated(evidence, support, kind, spec.model, checked, notes)
+            failed = checked.failed or ["(no quote given)"]
+            if attempt == 1:
+                notes.append("retried once with a stricter prompt")
+        notes.append("no quote survived the check; extractive answer instead")
+        return self._extractive(evidence, support, notes)
+
+    def _generated(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, checked: Checked, notes: list[str]) -> Answer:
+        refs = ", ".join(dict.fromkeys(section_name(c.ref) for c in checked.citations))
+        return Answer(
+            question=evidence.retrieval.plan.question,
+            backend=kind,
+            model=model,
+            abstained=False,
+            lead=f"From {refs}:",
+            claims=checked.claims,
+            citations=checked.citations,
+            support=round(support, 3),
+            notes=notes,
+            plan=evidence.retrieval.plan,
+        )
+
+    def _abstention(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str]) -> Answer:
+        scope = "the selected contract" if len(evidence.graphs) == 1 else "the selected contracts"
+        closest = []
+        for passage in evidence.retrieval.passages[:_CLOSEST]:
+            document = evidence.graphs[passage.doc_id].document
+            closest.append(
+                Closest(
+                    doc_id=passage.doc_id, file_name=document.file_name, clause_id=passage.clause_id, ref=passage.ref,
+                    heading=passage.heading, page=passage.page, excerpt=_excerpt(passage.text),
+                )
+            )
+        return Answer(
+            question=evidence.retrieval.plan.question,
+            backend=kind,
+            model=model,
+            abstained=True,
+            lead=f"Not found: {scope} do not appear to answer this. Looked for {looked_for(evidence)}.".replace(
+                "contract do not", "contract does not"
+            ),
+            closest=closest,
+            support=round(support, 3),
+            notes=notes,
+            plan=evidence.retrieval.plan,
+        )
+
+
+def _lead(found: Extract, name_files: bool) -> str:
+    first = found.citations[0]
+    heading = f" ({first.heading})" if first.heading and first.heading not in first.ref else ""
+    where = f"{section_name(first.ref)}{heading}, page {first.page}"
+    if name_files:
+        where += f" of {first.file_name}"
+    extra = list(dict.fromkeys(relation for _, relation in found.support))
+    others = len({c.clause_id for c in found.citations[: len(found.main)]}) - 1
+    lead = f"Found in {where}"
+    if others > 0:
+        lead += f" and {others} other clause{'s' if others > 1 else ''}"
+    if extra:
+        lead += ", with " + "; ".join(extra)
+    return lead + "."
+
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _EXCERPT_CHARS else text[: text.rfind(" ", 0, _EXCERPT_CHARS)] + " …"
+
+
+class ClausegraphQueryEngine(CustomQueryEngine):
+    """The answerer as a LlamaIndex query engine: the Answer rides in the response metadata."""
+
+    answerer: Answerer
+    doc_ids: list[str] | None = None
+    filters: Filters | None = None
+    on_text: Callable[[str], None] | None = None
+
+    def custom_query(self, query_str: str) -> Response:
+        answer = self.answerer.ask(query_str, self.doc_ids, self.filters, on_text=self.on_text)
+        nodes = [
+            NodeWithScore(
+                node=TextNode(text=c.quote, metadata={"contract_id": c.doc_id, "clause_id": c.clause_id, "ref": c.ref, "page": c.page}),
+                score=1.0,
+            )
+            for c in answer.citations
+        ]
+        return Response(response=answer.text(), source_nodes=nodes, metadata={"answer": answer})

@@ -1,0 +1,75 @@
+"""The retrieved passages, cut into sentences and scored against the question.
+
+Computed once per question and read by both the extractive answerer (which sentences to
+quote) and the abstain decision (whether anything in scope answers at all).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from engine.graphcache import DocGraph
+from engine.matching import QuestionWords, sentence_spans, stems
+from models.clause import Clause
+from models.retrieval import Passage, Retrieval
+
+_HEADING_SHARE = 0.25  # a sentence under a heading that names the topic gets part of the credit
+_RANK_SHARE = 0.35  # how much the retriever's own ranking counts next to word coverage
+_MIN_WORDS = 4
+
+
+@dataclass
+class Sentence:
+    passage: Passage
+    rank: int  # of the passage, 0-based
+    clause: Clause
+    start: int  # offsets within clause.text
+    end: int
+    coverage: float  # share of the question's word weight in the sentence (and heading)
+    score: float
+
+    @property
+    def text(self) -> str:
+        return self.clause.text[self.start : self.end]
+
+
+@dataclass
+class Evidence:
+    retrieval: Retrieval
+    graphs: dict[str, DocGraph]
+    words: QuestionWords
+    sentences: list[Sentence] = field(default_factory=list)
+
+    @classmethod
+    def gather(cls, retrieval: Retrieval, graphs: list[DocGraph]) -> Evidence:
+        by_doc = {g.doc_id: g for g in graphs}
+        evidence = cls(retrieval, by_doc, QuestionWords.of(retrieval.plan, graphs))
+        top = max((p.score for p in retrieval.passages), default=1.0) or 1.0
+        for rank, passage in enumerate(retrieval.passages):
+            clause = by_doc[passage.doc_id].by_id.get(passage.clause_id)
+            if clause is None:
+                continue
+            heading = evidence.words.coverage(stems(clause.heading)) if clause.heading else 0.0
+            offset = passage.char_start - clause.char_start
+            for start, end in sentence_spans(clause.text, offset, offset + len(passage.text)):
+                text = clause.text[start:end]
+                if len(text.split()) < _MIN_WORDS:
+                    continue
+                coverage = min(1.0, evidence.words.coverage(stems(text)) + _HEADING_SHARE * heading)
+                prior = passage.score / top / (1 + 0.15 * rank)
+                score = (1 - _RANK_SHARE) * coverage + _RANK_SHARE * prior
+                evidence.sentences.append(Sentence(passage, rank, clause, start, end, coverage, score))
+        return evidence
+
+    def clause(self, doc_id: str, clause_id: str) -> Clause | None:
+        graph = self.graphs.get(doc_id)
+        return graph.by_id.get(clause_id) if graph else None
+
+    @cached_property
+    def scope_stems(self) -> set[str]:
+        return {key for graph in self.graphs.values() for key in graph.stem_frequency}
+
+    def best(self, passage: Passage) -> Sentence | None:
+        """The best-scoring sentence of one passage."""
+        return max((s for s in self.sentences if s.passage is passage), key=lambda s: s.score, default=None)

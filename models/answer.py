@@ -1,0 +1,124 @@
+"""What the answerer returns: claims that quote the contract, or a reasoned abstention."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from models.plan import QueryPlan
+
+
+def section_name(ref: str) -> str:
+    """"12.4" -> "Section 12.4"; "Schedule B" and "Preamble" stay as they are."""
+    return f"Section {ref}" if ref[:1].isdigit() else ref
+
+
+class Rect(BaseModel):
+    """One highlight rectangle in PDF points (origin top left, as PyMuPDF measures)."""
+
+    page: int = Field(ge=1)
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class QuotePart(BaseModel):
+    """The part of a quote printed on one page (a quote across a page break has two)."""
+
+    page: int = Field(ge=1)
+    text: str
+
+
+class Citation(BaseModel):
+    """A verbatim quote of one clause, located in the document and on the page."""
+
+    number: int = Field(default=0, ge=0, description="1-based, in the order the answer cites it")
+    doc_id: str
+    file_name: str
+    clause_id: str
+    ref: str
+    heading: str = ""
+    page: int = Field(ge=1, description="page the quote starts on")
+    page_end: int = Field(ge=1)
+    quote: str = Field(description="exactly the document text at char_start:char_end")
+    char_start: int = Field(ge=0, description="offset in the document text")
+    char_end: int = Field(ge=0)
+    rects: list[Rect] = Field(default_factory=list, description="one per line of quoted words, across pages")
+    parts: list[QuotePart] = Field(default_factory=list, description="the quote page by page, each printed verbatim there")
+
+
+class Claim(BaseModel):
+    """One statement of the answer and the quotes that support it."""
+
+    text: str
+    citations: list[int] = Field(description="numbers of the answer's citations")
+
+
+class Closest(BaseModel):
+    """A clause shown with an abstention, so the user can check for themselves."""
+
+    doc_id: str
+    file_name: str
+    clause_id: str
+    ref: str
+    heading: str = ""
+    page: int
+    excerpt: str
+
+
+class BackendKind(StrEnum):
+    EXTRACTIVE = "extractive"
+    OLLAMA = "ollama"
+    OPENAI = "openai"
+
+
+class Answer(BaseModel):
+    question: str
+    backend: BackendKind
+    model: str | None = None  # the model that answered, for ollama/openai
+    abstained: bool
+    lead: str = Field(description="one line: what was found, or what was looked for and not found")
+    claims: list[Claim] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    closest: list[Closest] = Field(default_factory=list, description="with an abstention: the nearest clauses")
+    support: float = Field(default=0.0, description="calibrated probability that the evidence answers the question")
+    notes: list[str] = Field(default_factory=list, description="fallbacks, dropped quotes, retries")
+    plan: QueryPlan | None = None
+    seconds: float = 0.0
+
+    @property
+    def answered_by(self) -> str:
+        return f"{self.backend.value}:{self.model}" if self.model else self.backend.value
+
+    def text(self) -> str:
+        """The answer as plain text: the lead, then each claim with its citation numbers."""
+        lines = [self.lead]
+        for claim in self.claims:
+            marks = "".join(f"[{n}]" for n in claim.citations)
+            lines.append(f"- {claim.text} {marks}".rstrip())
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ model output schema
+
+
+class DraftQuote(BaseModel):
+    """A quote the model says supports a claim, by passage number."""
+
+    passage: int = Field(description="the number of the passage quoted, as in [P3] -> 3")
+    quote: str = Field(description="words copied exactly from that passage")
+
+
+class DraftClaim(BaseModel):
+    statement: str = Field(description="one sentence answering part of the question")
+    quotes: list[DraftQuote] = Field(default_factory=list)
+
+
+class DraftAnswer(BaseModel):
+    """The JSON a language model must return (Ollama `format`, or OpenAI JSON mode)."""
+
+    verdict: Literal["answered", "not_stated"] = Field(description="not_stated when the passages do not answer")
+    claims: list[DraftClaim] = Field(default_factory=list)

@@ -1,0 +1,180 @@
+"""Answers on the sample contracts: extractive, and through Ollama's API (an in-test server)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.answer import Answerer, ClausegraphQueryEngine
+from engine.llm import Backend, LLMSpec
+from engine.textnorm import normalise
+from models.answer import BackendKind
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+from tests.ollama_server import FakeOllama
+
+LAW_QUESTION = "Which law governs this agreement?"
+LAW_QUOTE = "This Agreement shall be governed by, and construed in accordance with, English law"
+
+
+@pytest.fixture(scope="module")
+def answerer(sample_library) -> Answerer:
+    return Answerer(sample_library)
+
+
+@pytest.fixture(scope="module")
+def doc(sample_library):
+    return lambda path: sample_library.find(path.name).doc_id
+
+
+@pytest.fixture
+def with_model(sample_library):
+    """The sample library answering through an Ollama model at a URL; no model again afterwards."""
+
+    def attach(url: str, timeout: float = 10):
+        sample_library.use_llm(LLMSpec(backend=Backend.OLLAMA, model="tiny:latest", url=url, timeout=timeout))
+
+    yield attach
+    sample_library.use_llm(LLMSpec())
+
+
+def answers(*drafts: str | dict):
+    """A reply script: the planner's schema gets an empty proposal, the answer schema the drafts in turn."""
+    queue = [d if isinstance(d, str) or callable(d) else json.dumps(d) for d in drafts]
+
+    def reply(request: dict) -> str:
+        if (request.get("format") or {}).get("title") == "DraftAnswer":
+            draft = queue.pop(0)
+            return draft(request) if callable(draft) else draft
+        return "{}"
+
+    return [reply] * (2 * len(drafts) + 2)
+
+
+def claim(statement: str, *quotes: tuple[int, str]) -> dict:
+    return {"statement": statement, "quotes": [{"passage": p, "quote": q} for p, q in quotes]}
+
+
+def passage_number(request: dict, text: str) -> int:
+    """The [Pn] number under which the prompt showed the passage containing `text`."""
+    prompt = request["messages"][-1]["content"]
+    before = prompt[: prompt.index(text)]
+    return int(before[before.rindex("[P") + 2 : before.index("]", before.rindex("[P"))])
+
+
+# ------------------------------------------------------------------ extractive
+
+
+def test_extractive_answer_cites_the_governing_law_clause(answerer, doc):
+    answer = answerer.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert answer.backend is BackendKind.EXTRACTIVE and not answer.abstained
+    first = answer.citations[0]
+    assert (first.ref, first.page, first.number) == ("8.1", 7, 1)
+    assert first.quote.startswith(LAW_QUOTE[:40]) and "English law" in first.quote
+    assert answer.lead.startswith("Found in Section 8.1, page 7")
+    assert answer.claims[0].citations == [1] and first.quote in answer.claims[0].text
+
+
+def test_extractive_answer_brings_the_definitions_and_sections_the_clause_relies_on(answerer, doc):
+    answer = answerer.ask("When can CCS terminate for a Supplier Insolvency Event?", [doc(GCLOUD)])
+    cited = {c.ref: normalise(c.quote) for c in answer.citations}
+    assert answer.citations[0].ref == "5.1" and "if a supplier insolvency event occurs" in cited["5.1"]
+    assert cited['9.1 "Supplier Insolvency Event"'].startswith("supplier insolvency event means the supplier is unable to pay debts")
+    assert "2.8" in cited and "6.9" in cited  # cited by 5.1; defines "MI Failure", which 5.1 uses
+    assert "Clause 2.8, which it refers to" in answer.lead and "the definition of “MI Failure”" in answer.lead
+
+
+def test_a_question_the_contract_does_not_answer_is_an_abstention(answerer, doc):
+    answer = answerer.ask("Is there a most favored nation pricing clause?", [doc(MUTUAL_NDA)])
+    assert answer.abstained and not answer.citations and not answer.claims
+    assert answer.lead.startswith("Not found: the selected contract does not appear to answer this.")
+    assert "“favored”" in answer.lead and "in no clause in scope" in answer.lead
+    assert len(answer.closest) == 3 and all(c.file_name == MUTUAL_NDA.name for c in answer.closest)
+
+
+def test_the_query_engine_returns_the_answer_with_its_quotes_as_source_nodes(answerer, doc):
+    engine = ClausegraphQueryEngine(answerer=answerer, doc_ids=[doc(MUTUAL_NDA)])
+    response = engine.query(LAW_QUESTION)
+    answer = response.metadata["answer"]
+    assert response.response == answer.text() and "English law" in response.response
+    assert [n.node.metadata["ref"] for n in response.source_nodes] == [c.ref for c in answer.citations]
+    assert answer.citations[0].ref == "10"
+
+
+# ------------------------------------------------------------------ Ollama
+
+
+def test_a_good_model_answer_streams_and_keeps_its_verbatim_quotes(sample_library, with_model, doc):
+    def good(request: dict) -> str:
+        number = passage_number(request, "governed by, and construed in accordance with, English law")
+        return json.dumps({"verdict": "answered", "claims": [claim("English law governs the agreement.", (number, LAW_QUOTE))]})
+
+    streamed: list[str] = []
+    with FakeOllama(replies=answers(good)) as fake:
+        with_model(fake.url)
+        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)], on_text=streamed.append)
+        request = next(c for c in fake.chats() if (c.get("format") or {}).get("title") == "DraftAnswer")
+    assert (answer.backend, answer.model, answer.abstained) == (BackendKind.OLLAMA, "tiny:latest", False)
+    assert [c.text for c in answer.claims] == ["English law governs the agreement."]
+    assert [(c.ref, c.page) for c in answer.citations] == [("8.1", 7)]
+    assert " ".join(answer.citations[0].quote.split()) == LAW_QUOTE
+    assert request["stream"] is True and "[P1]" in request["messages"][-1]["content"]
+    assert len(streamed) > 3 and json.loads(streamed[-1])["verdict"] == "answered"
+
+
+def test_an_invented_quote_is_dropped_and_the_true_one_kept(sample_library, with_model, doc):
+    invented = "The Contractor's liability is unlimited in all circumstances"
+    draft = {"verdict": "answered", "claims": [claim("English law governs; liability is unlimited.", (1, LAW_QUOTE), (1, invented))]}
+    with FakeOllama(replies=answers(draft)) as fake:
+        with_model(fake.url)
+        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert [c.ref for c in answer.citations] == ["8.1"] and answer.claims[0].citations == [1]
+    assert all("unlimited" not in c.quote for c in answer.citations)
+    assert any("dropped 1 quote" in n and "unlimited" in n for n in answer.notes)
+
+
+def test_when_every_quote_fails_the_model_is_asked_once_more_naming_the_failed_quote(sample_library, with_model, doc):
+    bad = {"verdict": "answered", "claims": [claim("The law of Narnia applies.", (1, "governed by the laws of Narnia"))]}
+    good = {"verdict": "answered", "claims": [claim("English law governs.", (2, LAW_QUOTE))]}
+    with FakeOllama(replies=answers(bad, good)) as fake:
+        with_model(fake.url)
+        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+        drafts = [c for c in fake.chats() if (c.get("format") or {}).get("title") == "DraftAnswer"]
+    assert len(drafts) == 2
+    assert "governed by the laws of Narnia" in drafts[1]["messages"][0]["content"]
+    assert answer.backend is BackendKind.OLLAMA and answer.claims[0].text == "English law governs."
+    assert "retried once with a stricter prompt" in answer.notes
+
+
+def test_two_failed_drafts_fall_back_to_the_extractive_answer(sample_library, with_model, doc):
+    bad = {"verdict": "answered", "claims": [claim("Narnia.", (1, "governed by the laws of Narnia"))]}
+    with FakeOllama(replies=answers(bad, bad)) as fake:
+        with_model(fake.url)
+        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert answer.backend is BackendKind.EXTRACTIVE and answer.citations[0].ref == "8.1"
+    assert any("no quote survived" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize("reply", ["this is not json", '{"verdict": "maybe", "claims": 3}', '{"claims": [{"quotes": "x"'])
+def test_malformed_model_output_falls_back_cleanly(sample_library, with_model, doc, reply):
+    with FakeOllama(replies=answers(reply)) as fake:
+        with_model(fake.url)
+        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert answer.backend is BackendKind.EXTRACTIVE and not answer.abstained and answer.citations[0].ref == "8.1"
+    assert any("out of schema" in n for n in answer.notes)
+
+
+def test_the_model_saying_not_stated_is_an_abstention(sample_library, with_model, doc):
+    with FakeOllama(replies=answers({"verdict": "not_stated", "claims": []})) as fake:
+        with_model(fake.url)
+        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert answer.abstained and answer.backend is BackendKind.OLLAMA and answer.closest[0].ref.startswith("8")
+
+
+def test_an_unreachable_model_gives_the_extractive_answer_with_a_note(sample_library, with_model, doc):
+    with FakeOllama() as fake:
+        url = fake.url
+    with_model(url, timeout=2)
+    answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert answer.backend is BackendKind.EXTRACTIVE and answer.citations[0].ref == "8.1"
+    assert any("could not be reached" in n for n in answer.notes)
