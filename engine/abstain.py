@@ -12,24 +12,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from engine.evidence import Evidence
-from engine.matching import stems
+from engine.matching import contract_fact, stems
 
 CALIBRATION_FILE = Path(__file__).with_name("abstain_calibration.json")
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
-)
-# Every contract states its title, its parties and its date: asking for them is never in vain.
-_CONTRACT_FACT = re.compile(
-    r"\btitle\b|\bname of (?:this|the) (?:agreement|contract)|who (?:are|were) the parties|\bparties to (?:this|the) "
-    r"(?:agreement|contract)|who signed|\bdated\b|date of (?:this|the) (?:agreement|contract)",
-    re.IGNORECASE,
 )
 _TOP = 5
 
@@ -88,7 +81,7 @@ def features(evidence: Evidence) -> dict[str, float]:
     missing = [w for s, w in weights.items() if s not in evidence.scope_stems]
     headings = [evidence.clause(p.doc_id, p.clause_id) for p in top]
     return {
-        "contract_fact": 1.0 if _CONTRACT_FACT.search(retrieval.plan.question) else 0.0,
+        "contract_fact": 1.0 if contract_fact(retrieval.plan.question) else 0.0,
         "rarest_on_top": 1.0 if rarest is not None and any(rarest in found for found in top_stems) else 0.0,
         "missing_rare": max(missing, default=0.0) / heaviest,
         "heading_match": max((words.coverage(stems(c.heading)) for c in headings if c is not None and c.heading), default=0.0),

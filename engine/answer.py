@@ -134,10 +134,13 @@ class Answerer:
         closest = []
         for passage in evidence.retrieval.passages[:_CLOSEST]:
             document = evidence.graphs[passage.doc_id].document
+            best = evidence.best(passage)
+            citation = self.citer.cite_span(best.clause, best.start, best.end) if best else None
             closest.append(
                 Closest(
                     doc_id=passage.doc_id, file_name=document.file_name, clause_id=passage.clause_id, ref=passage.ref,
                     heading=passage.heading, page=passage.page, excerpt=_excerpt(passage.text),
+                    citation=citation.model_copy(update={"number": len(closest) + 1}) if citation else None,
                 )
             )
         return Answer(

@@ -84,6 +84,18 @@ def snippet_found(snippet: str, context_text: str) -> bool:
     return hits >= 0.8 * len(grams)
 
 
+def quoted(snippet: str, quotes: list[str]) -> bool:
+    """Whether some quote quotes part of the snippet: a shared word 5-gram (or the whole of a
+    short snippet or quote). Our measure, not FORMAT.md's: do the citations reach this evidence?"""
+    words = normalise(snippet).split()
+    grams = set(_grams(words)) if len(words) >= 5 else {" ".join(words)}
+    for quote in quotes:
+        normal = normalise(quote)
+        if any(gram in normal for gram in grams) or (normal and normal in " ".join(words)):
+            return True
+    return False
+
+
 def context_prefix(context: Iterable[ContextPassage], budget: int) -> str:
     joined = " ".join(normalise(passage.text) for passage in context)
     return joined[:budget]
@@ -98,6 +110,7 @@ class Scores(BaseModel):
     false_abstain: float | None = None
     citation_validity: float | None = None
     citation_page_accuracy: float | None = None
+    citations_cover_all: float | None = None  # answerable questions whose every snippet some citation quotes
     p50_seconds: float | None = None
     p95_seconds: float | None = None
 
@@ -145,7 +158,7 @@ def _abstention(questions: list[Question], outputs: dict[str, Output], result: S
 
 def _citations(questions, outputs, page_text, result: Scores) -> None:
     valid = total = 0
-    page_hits = 0
+    page_hits = covered = 0
     answerable = [q for q in questions if q.answerable and q.evidence]
     for question in questions:
         output = outputs.get(question.id)
@@ -165,7 +178,10 @@ def _citations(questions, outputs, page_text, result: Scores) -> None:
             gold = {e.page for e in question.evidence if e.page}
             if output and any(c.page in gold for c in output.citations):
                 page_hits += 1
+            quotes = [c.quote for c in output.citations] if output else []
+            covered += all(quoted(e.text, quotes) for e in question.evidence)
         result.citation_page_accuracy = page_hits / len(answerable)
+        result.citations_cover_all = covered / len(answerable)
 
 
 def _percentile(values: list[float], percent: float) -> float:

@@ -7,11 +7,12 @@ when the graph walk brought those in. A one-line lead says where the answer was 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.citations import Citer
 from engine.evidence import Evidence, Sentence
-from engine.matching import sentence_spans, stems
+from engine.matching import contract_fact, sentence_spans, stems
 from models.answer import Citation, Claim, section_name
 from models.retrieval import Passage
 
@@ -32,6 +33,12 @@ class Extract:
 def extract(evidence: Evidence, citer: Citer) -> Extract:
     main = _main_sentences(evidence)
     result = Extract(claims=[], citations=[], main=[], support=[])
+    fact = contract_fact(evidence.retrieval.plan.question)
+    if fact is not None:
+        for clause, start, end in _front_page(evidence, fact):
+            citation = citer.cite_span(clause, start, end)
+            if citation is not None:
+                _add(result, citation, f"{_where(citation)}:")
     for sentence in main:
         citation = citer.cite_span(sentence.clause, sentence.start, _cap(sentence))
         if citation is not None:
@@ -84,16 +91,44 @@ def _main_sentences(evidence: Evidence) -> list[Sentence]:
     return [s for s in ranked[:MAX_MAIN] if s.score >= _KEEP_RATIO * best.score and s.coverage >= _KEEP_RATIO * best.coverage]
 
 
+_DATE = re.compile(r"\b(?:19|20)\d\d\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b", re.I)
+_BETWEEN = re.compile(r"\b(?:between|among|by and between)\b", re.I)
+
+
+def _front_page(evidence: Evidence, fact: str):
+    """Where a contract states its title, parties or date: its first page's opening clauses."""
+    for graph in list(evidence.graphs.values())[:MAX_MAIN]:
+        opening = sorted((c for c in graph.clauses if c.page_start == 1), key=lambda c: c.order)[:3]
+        for clause in opening:
+            span = _front_span(clause.text, fact)
+            if span is not None:
+                yield clause, *span
+                break
+
+
+def _front_span(text: str, fact: str) -> tuple[int, int] | None:
+    if fact == "title":  # the first line, and the next one too if the first is a word or two
+        lines = [line for line in text.splitlines() if line.strip()][:2]
+        end = text.find(lines[0]) + len(lines[0]) if lines else 0
+        if lines and len(lines[0].split()) < 3 and len(lines) > 1:
+            end = text.find(lines[1], end) + len(lines[1])
+        return (0, end) if end else None
+    wanted = _DATE if fact == "date" else _BETWEEN
+    for start, end in sentence_spans(text):
+        if wanted.search(text, start, end):
+            return start, min(end, start + _MAX_QUOTE_CHARS)
+    return None
+
+
 def _supporting(evidence: Evidence, main: list[Sentence]):
     """Definitions of the terms the best sentence uses, and the sections it cites."""
     seen: set[str] = set()
     for sentence in main[:1]:
-        text = sentence.text.lower()
         for passage in evidence.retrieval.passages:
             why = passage.why
             if why.kind != "graph" or why.direction != "out" or passage.doc_id != sentence.passage.doc_id:
                 continue
-            if why.via_ref != sentence.clause.ref or not why.label or why.label.lower() not in text:
+            if why.via_ref != sentence.clause.ref:
                 continue
             clause = evidence.clause(passage.doc_id, passage.clause_id)
             if clause is None:
@@ -112,12 +147,16 @@ def _supporting(evidence: Evidence, main: list[Sentence]):
 
 
 def _definition_sentence(text: str, term: str) -> tuple[int, int] | None:
-    spans = sentence_spans(text)
+    """The sentence that defines `term`: the one quoting it, else the first that uses it."""
+    spans = [(a, b) for a, b in sentence_spans(text) if len(text[a:b].split()) >= 4]
     lowered = term.lower()
-    for start, end in spans:
-        if lowered in text[start:end].lower():
-            return start, min(end, start + _MAX_QUOTE_CHARS) if end - start > _MAX_QUOTE_CHARS else end
-    return spans[0] if spans else None
+    quoted = re.compile(r"[\"“‘']" + re.escape(lowered) + r"[\"”’']")
+    using = [(a, b) for a, b in spans if lowered in text[a:b].lower()]
+    chosen = next((span for span in using if quoted.search(text[span[0] : span[1]].lower())), None) or (using or spans or [None])[0]
+    if chosen is None:
+        return None
+    start, end = chosen
+    return start, min(end, start + _MAX_QUOTE_CHARS)
 
 
 def _best_sentence(evidence: Evidence, passage: Passage) -> tuple[int, int] | None:

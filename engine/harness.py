@@ -76,6 +76,7 @@ class EvalReport(BaseModel):
             lines.append(f"abstain recall {s.abstain_recall:.3f}, false-abstain {s.false_abstain:.3f}")
         if s.citation_validity is not None:
             lines.append(f"citation validity {s.citation_validity:.3f}, citation page accuracy {s.citation_page_accuracy or 0:.3f}")
+            lines.append(f"answers whose citations quote every evidence snippet {s.citations_cover_all or 0:.3f}")
         return "\n".join(lines)
 
 
@@ -149,10 +150,17 @@ def to_output(question_id: str, answer: Answer, retrieval: Retrieval, doc_name: 
         abstained=answer.abstained,
         answer=None if answer.abstained else answer.text(),
         context=[ContextPassage(doc=doc_name(p.doc_id), page=p.page, text=p.text) for p in retrieval.passages],
-        # one line per page: a quote across a page break is printed on each page in part
-        citations=[Citation(doc=doc_name(c.doc_id), page=part.page, quote=part.text) for c in answer.citations for part in c.parts],
+        # one line per page: a quote across a page break is printed on each page in part; an
+        # abstention cites the closest clauses it shows, for the reader to check
+        citations=[Citation(doc=doc_name(c.doc_id), page=part.page, quote=part.text) for c in _cited(answer) for part in c.parts],
         seconds=answer.seconds,
     )
+
+
+def _cited(answer: Answer) -> list:
+    if answer.abstained:
+        return [c.citation for c in answer.closest if c.citation is not None]
+    return answer.citations
 
 
 def answer_with(library: Library, mapping: dict[str, str]) -> Callable[[Question, Retrieval], Output]:

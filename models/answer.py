@@ -67,6 +67,7 @@ class Closest(BaseModel):
     heading: str = ""
     page: int
     excerpt: str
+    citation: Citation | None = Field(default=None, description="its best sentence, checked, to open in the viewer")
 
 
 class BackendKind(StrEnum):

@@ -69,3 +69,33 @@ def test_store_location_comes_from_the_environment(tmp_path):
     )
     assert result.returncode == 0 and "The library is empty" in result.stdout
     assert (db / "lance").is_dir()
+
+
+def test_ask_prints_cited_answers_abstentions_and_the_format_json(tmp_path):
+    db = str(tmp_path / "store")
+    assert engine("ingest", "--db", db, str(MUTUAL_NDA)).returncode == 0
+
+    result = engine("ask", "--db", db, "Which law governs this agreement?")
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Answered by: extractive (no language model")
+    assert "Found in Section 10, page 2." in lines
+    assert f"  [1] {MUTUAL_NDA.name}, Section 10, page 2" in lines
+
+    result = engine("ask", "--db", db, "--doc", MUTUAL_NDA.name, "--json", "Which law governs this agreement?")
+    output = json.loads(result.stdout)
+    assert {"id", "abstained", "answer", "context", "citations", "seconds"} <= set(output)
+    assert output["abstained"] is False and output["backend"] == "extractive"
+    assert output["citations"][0] == {
+        "doc": MUTUAL_NDA.name, "page": 2,
+        "quote": "This Agreement is governed by, and is to be construed in accordance with, English law.",
+    }
+    assert output["context"][0]["page"] == 2
+
+    result = engine("ask", "--db", db, "Must source code be deposited in escrow?")
+    assert result.returncode == 0
+    assert "Not found: the selected contract does not appear to answer this." in result.stdout
+    assert "Closest clauses, to check for yourself:" in result.stdout
+
+    result = engine("ask", "--db", db, "--llm", "gpt4", "Which law governs this agreement?")
+    assert result.returncode == 1 and result.stderr.startswith("error: unknown model backend") and "Traceback" not in result.stderr

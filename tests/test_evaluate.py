@@ -71,3 +71,10 @@ def test_eval_writes_format_lines_and_prints_the_scores(tmp_path, capsys):
     all_row = [line for line in printed.splitlines() if line.startswith("all ")][1]  # under the header
     assert all_row.split()[1:] == ["1", "1.000", "1.000", "1.000", "1.000"]
     assert "p95" in printed and "ingested 1/1" in printed
+    # the extractive answerer filled the answers: q1 cited from page 2, q2 (no liability cap) abstained
+    assert lines[0]["abstained"] is False and "English law" in lines[0]["answer"]
+    assert lines[0]["citations"][0]["page"] == 2 and "English law" in lines[0]["citations"][0]["quote"]
+    assert lines[1]["abstained"] is True and lines[1]["answer"] is None
+    assert len(lines[1]["citations"]) == 3  # the closest clauses it shows, quoted for the reader to check
+    assert "abstain recall 1.000, false-abstain 0.000" in printed
+    assert "citation validity 1.000, citation page accuracy 1.000" in printed
