@@ -35,8 +35,9 @@ def collect(library: Library, questions, mapping) -> tuple[np.ndarray, np.ndarra
     rows, labels, ids = [], [], []
     for number, question in enumerate(questions, start=1):
         doc_ids = [mapping[d] for d in question.docs]
-        retrieval = library.search(question.question, doc_ids, Mode.GRAPH)
-        found = features(Evidence.gather(retrieval, library.retriever.graphs(doc_ids)))
+        graphs = library.scope(doc_ids)
+        retrieval = library.search(question.question, doc_ids, Mode.GRAPH, graphs=graphs)
+        found = features(Evidence.gather(retrieval, graphs))
         rows.append([found[name] for name in FEATURES])
         labels.append(1.0 if question.answerable else 0.0)
         ids.append(question.id)

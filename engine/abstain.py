@@ -53,41 +53,30 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
 def features(evidence: Evidence) -> dict[str, float]:
     """The decision's inputs, each in [0, 1]."""
     retrieval = evidence.retrieval
+    words = evidence.words
+    weights = words.weights
     top = retrieval.passages[:_TOP]
     top_ids = {p.clause_id for p in top}
     sentences = [s for s in evidence.sentences if s.passage.clause_id in top_ids]
-    words = evidence.words
-    best_clause = 0.0
-    for passage in top:
-        graph = evidence.graphs.get(passage.doc_id)
-        found = graph.clause_stems.get(passage.clause_id, set()) if graph else stems(passage.text)
-        best_clause = max(best_clause, words.coverage(found))
-    topics = set(retrieval.plan.topics)
-    in_scope = any(
-        c.clause_type in topics or topics.intersection(c.topics) for g in evidence.graphs.values() for c in g.clauses
-    )
-    on_top = any(
-        (clause := evidence.clause(p.doc_id, p.clause_id)) is not None
-        and (clause.clause_type in topics or topics.intersection(clause.topics))
-        for p in top[:3]
-    )
-    first = retrieval.passages[0] if retrieval.passages else None
-    weights = words.weights
+    top_clauses = [evidence.clause(p.doc_id, p.clause_id) for p in top]
     top_stems = [
         graph.clause_stems.get(p.clause_id, set()) if (graph := evidence.graphs.get(p.doc_id)) else stems(p.text) for p in top
     ]
+    topics = set(retrieval.plan.topics)
+    in_scope = any(topics & g.clause_types for g in evidence.graphs.values())
+    on_top = any(c is not None and (c.clause_type in topics or topics.intersection(c.topics)) for c in top_clauses[:3])
+    first = retrieval.passages[0] if retrieval.passages else None
     rarest = max(weights, key=weights.get) if weights else None
     heaviest = max(weights.values(), default=0.0) or 1.0
     missing = [w for s, w in weights.items() if s not in evidence.scope_stems]
-    headings = [evidence.clause(p.doc_id, p.clause_id) for p in top]
     return {
         "contract_fact": 1.0 if contract_fact(retrieval.plan.question) else 0.0,
         "rarest_on_top": 1.0 if rarest is not None and any(rarest in found for found in top_stems) else 0.0,
         "missing_rare": max(missing, default=0.0) / heaviest,
-        "heading_match": max((words.coverage(stems(c.heading)) for c in headings if c is not None and c.heading), default=0.0),
+        "heading_match": max((words.coverage(stems(c.heading)) for c in top_clauses if c is not None and c.heading), default=0.0),
         "all_words_on_top": 1.0 if weights and any(set(weights) <= found for found in top_stems) else 0.0,
         "best_sentence": max((s.coverage for s in sentences), default=0.0),
-        "best_clause": best_clause,
+        "best_clause": max((words.coverage(found) for found in top_stems), default=0.0),
         "scope_coverage": words.coverage(evidence.scope_stems),
         "top_similarity": max((p.similarity for p in top), default=0.0),
         "topic_in_scope": (1.0 if in_scope else 0.0) if topics else 0.5,

@@ -23,6 +23,7 @@ from engine.citations import Citer
 from engine.evidence import Evidence
 from engine.extractive import Extract, extract, looked_for
 from engine.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
+from engine.graphcache import DocGraph
 from engine.llm import Backend
 from models.answer import Answer, BackendKind, Closest, section_name
 from models.plan import Filters
@@ -51,13 +52,13 @@ class Answerer:
         on_text: TextCallback | None = None,
     ) -> Answer:
         started = time.perf_counter()
-        retrieval = self.library.search(question, doc_ids, mode, filters)
-        answer = self.answer(retrieval, on_text)
+        graphs = self.library.scope(doc_ids)
+        retrieval = self.library.search(question, doc_ids, mode, filters, graphs=graphs)
+        answer = self.answer(retrieval, graphs, on_text)
         return answer.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
 
-    def answer(self, retrieval: Retrieval, on_text: TextCallback | None = None) -> Answer:
-        """The answer to a retrieval's question from its passages."""
-        graphs = self.library.retriever.graphs(retrieval.plan.scope)
+    def answer(self, retrieval: Retrieval, graphs: list[DocGraph], on_text: TextCallback | None = None) -> Answer:
+        """The answer to a retrieval's question from its passages; `graphs`: the ones it searched."""
         evidence = Evidence.gather(retrieval, graphs)
         abstain, support = decide(evidence, self.calibration)
         if abstain:
@@ -130,7 +131,7 @@ class Answerer:
         )
 
     def _abstention(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str]) -> Answer:
-        scope = "the selected contract" if len(evidence.graphs) == 1 else "the selected contracts"
+        scope = "the selected contract does" if len(evidence.graphs) == 1 else "the selected contracts do"
         closest = []
         for passage in evidence.retrieval.passages[:_CLOSEST]:
             document = evidence.graphs[passage.doc_id].document
@@ -148,9 +149,7 @@ class Answerer:
             backend=kind,
             model=model,
             abstained=True,
-            lead=f"Not found: {scope} do not appear to answer this. Looked for {looked_for(evidence)}.".replace(
-                "contract do not", "contract does not"
-            ),
+            lead=f"Not found: {scope} not appear to answer this. Looked for {looked_for(evidence)}.",
             closest=closest,
             support=round(support, 3),
             notes=notes,

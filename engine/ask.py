@@ -23,15 +23,17 @@ from models.retrieval import Mode
 
 def main(args, library: Library) -> int:
     library.use_llm(parse_llm(args.llm))
-    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
-    if not library.documents():
+    documents = library.documents()
+    if not documents:
         print("error: the library is empty; add contracts with: python -m engine ingest PATH...", file=sys.stderr)
         return 1
+    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
     answerer = Answerer(library)
-    retrieval = library.search(args.question, doc_ids, Mode(args.mode))
-    answer = answerer.answer(retrieval, on_text=_progress if not args.json and sys.stderr.isatty() else None)
+    graphs = library.scope(doc_ids)
+    retrieval = library.search(args.question, doc_ids, Mode(args.mode), graphs=graphs)
+    answer = answerer.answer(retrieval, graphs, on_text=_progress if not args.json and sys.stderr.isatty() else None)
     if args.json:
-        names = {d.doc_id: d.file_name for d in library.documents()}
+        names = {d.doc_id: d.file_name for d in documents}
         output = to_output("ask", answer, retrieval, names.__getitem__).model_dump()
         output["backend"] = answer.answered_by
         print(json.dumps(output, indent=2, ensure_ascii=False))

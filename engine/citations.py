@@ -54,6 +54,7 @@ class Citer:
     def __init__(self, store: ClauseStore) -> None:
         self.store = store
         self._pages: dict[str, list[PageWords]] = {}
+        self._file_names: dict[str, str] = {}
 
     def cite(self, clause: Clause, quote: str) -> Citation | None:
         """A citation for `quote` in `clause`, or None if the clause does not say it."""
@@ -71,10 +72,9 @@ class Citer:
         start, end = parts[0][1], parts[-1][2]
         doc_start, doc_end = clause.char_start + start, clause.char_start + end
         rects = _rects(self._page_words(clause.doc_id), doc_start, doc_end)
-        document = self.store.document(clause.doc_id)
         return Citation(
             doc_id=clause.doc_id,
-            file_name=document.file_name if document else "",
+            file_name=self._file_name(clause.doc_id),
             clause_id=clause.clause_id,
             ref=clause.ref,
             heading=clause.heading,
@@ -118,7 +118,14 @@ class Citer:
 
     def _page_text(self, doc_id: str, page: int) -> str:
         """Normalised text of a page as PyMuPDF reads the stored PDF."""
-        return _pdf_page_text(str(self.store.file_path(doc_id)), page)
+        pages = printed_pages(str(self.store.file_path(doc_id)))
+        return pages[page - 1] if 1 <= page <= len(pages) else ""
+
+    def _file_name(self, doc_id: str) -> str:
+        if doc_id not in self._file_names:
+            document = self.store.document(doc_id)
+            self._file_names[doc_id] = document.file_name if document else ""
+        return self._file_names[doc_id]
 
     def _page_words(self, doc_id: str) -> list[PageWords]:
         if doc_id not in self._pages:
@@ -142,12 +149,13 @@ def _longest_printed(group: list, printed) -> int:
     return low
 
 
-@lru_cache(maxsize=256)
-def _pdf_page_text(path: str, page: int) -> str:
+@lru_cache(maxsize=32)
+def printed_pages(path: str) -> tuple[str, ...]:
+    """The normalised text of each page as PyMuPDF reads the PDF itself (empty if it is gone)."""
     if not Path(path).is_file():
-        return ""
+        return ()
     with pymupdf.open(path) as pdf:
-        return normalise(pdf[page - 1].get_text()) if 1 <= page <= pdf.page_count else ""
+        return tuple(normalise(page.get_text()) for page in pdf)
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:

@@ -45,9 +45,11 @@ def extract(evidence: Evidence, citer: Citer) -> Extract:
             result.main.append(sentence)
             _add(result, citation, f"{_where(citation)}:")
     for passage, relation, start, end in _supporting(evidence, result.main):
+        if len(result.support) >= MAX_SUPPORT:
+            break
         clause = evidence.clause(passage.doc_id, passage.clause_id)
         citation = citer.cite_span(clause, start, end) if clause else None
-        if citation is not None and len(result.support) < MAX_SUPPORT:
+        if citation is not None:
             result.support.append((passage, relation))
             _add(result, citation, f"{relation[0].upper()}{relation[1:]} ({_where(citation)}):")
     return result

@@ -10,7 +10,6 @@ passage's clause by the citation check, and a quote the clause does not contain 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -129,17 +128,3 @@ def _cite(number: int, quote: str, passages: list[Passage], evidence: Evidence, 
             if citation is not None:
                 return citation
     return None
-
-
-_STATEMENT = re.compile(r'"statement"\s*:\s*"((?:[^"\\]|\\.)*)')
-
-
-def partial_statements(text: str) -> list[str]:
-    """The statements of a JSON draft still being written, for a streaming display."""
-    statements = []
-    for match in _STATEMENT.finditer(text):
-        try:
-            statements.append(json.loads(f'"{match.group(1)}"'))
-        except json.JSONDecodeError:
-            statements.append(match.group(1))
-    return statements

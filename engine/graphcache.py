@@ -19,7 +19,7 @@ import numpy as np
 
 from engine.ingest.references import ReferenceResolver
 from engine.store import ClauseStore
-from models.clause import Clause
+from models.clause import Clause, ClauseType
 from models.document import Document
 from models.edge import Edge, EdgeType
 
@@ -65,6 +65,11 @@ class DocGraph:
     def resolver(self) -> ReferenceResolver:
         """Resolves section numbers a question names to this document's clause refs."""
         return ReferenceResolver([(c.ref, c.path.split("/")[0] if "/" in c.path else None) for c in self.clauses])
+
+    @cached_property
+    def clause_types(self) -> set[ClauseType]:
+        """Every clause type some clause of this document has, as its type or one of its topics."""
+        return {c.clause_type for c in self.clauses} | {t for c in self.clauses for t in c.topics}
 
     @cached_property
     def stem_frequency(self) -> dict[str, int]:

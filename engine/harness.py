@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pymupdf
-
 from pydantic import BaseModel, Field
 
 from engine.answer import Answerer
+from engine.citations import printed_pages
 from engine.evaluate import (
     Citation,
     ContextPassage,
@@ -112,7 +111,7 @@ def run(
     mapping: dict[str, str],
     mode: Mode,
     out: Path | None = None,
-    answer: Callable[[Question, Retrieval], Output] | None = None,
+    answer: Callable[[Question, Retrieval, list[DocGraph]], Output] | None = None,
 ) -> tuple[dict[str, Output], dict[str, Retrieval]]:
     """Retrieve (and answer, when an answerer is given) every question."""
     outputs: dict[str, Output] = {}
@@ -125,13 +124,15 @@ def run(
     try:
         for question in questions:
             started = time.perf_counter()
-            retrieval = library.search(question.question, [mapping[d] for d in question.docs], mode)
+            doc_ids = [mapping[d] for d in question.docs]
+            graphs = library.scope(doc_ids)
+            retrieval = library.search(question.question, doc_ids, mode, graphs=graphs)
             output = Output(
                 id=question.id,
                 context=[ContextPassage(doc=reverse[p.doc_id], page=p.page, text=p.text) for p in retrieval.passages],
             )
             if answer is not None:
-                output = answer(question, retrieval)
+                output = answer(question, retrieval, graphs)
             output.seconds = round(time.perf_counter() - started, 4)
             outputs[question.id] = output
             retrievals[question.id] = retrieval
@@ -163,13 +164,13 @@ def _cited(answer: Answer) -> list:
     return answer.citations
 
 
-def answer_with(library: Library, mapping: dict[str, str]) -> Callable[[Question, Retrieval], Output]:
+def answer_with(library: Library, mapping: dict[str, str]) -> Callable[[Question, Retrieval, list[DocGraph]], Output]:
     """The harness's answer hook: the app's answerer over the retrieved passages."""
     answerer = Answerer(library)
     reverse = {doc_id: doc for doc, doc_id in mapping.items()}
 
-    def answer(question: Question, retrieval: Retrieval) -> Output:
-        return to_output(question.id, answerer.answer(retrieval), retrieval, reverse.__getitem__)
+    def answer(question: Question, retrieval: Retrieval, graphs: list[DocGraph]) -> Output:
+        return to_output(question.id, answerer.answer(retrieval, graphs), retrieval, reverse.__getitem__)
 
     return answer
 
@@ -220,16 +221,12 @@ def _holder(graphs: list[DocGraph], snippet: str) -> str | None:
 def _page_reader(library: Library, mapping: dict[str, str]) -> Callable[[str, int], str | None]:
     """Page text as PyMuPDF reads the original PDF: what a reader (or an outside scorer)
     sees on the page, not the engine's own reassembled text."""
-    cache: dict[str, list[str]] = {}
 
     def page_text(doc: str, page: int) -> str | None:
         doc_id = mapping.get(doc)
         if doc_id is None:
             return None
-        if doc_id not in cache:
-            with pymupdf.open(library.pdf_path(doc_id)) as pdf:
-                cache[doc_id] = [p.get_text() for p in pdf]
-        pages = cache[doc_id]
+        pages = printed_pages(str(library.pdf_path(doc_id)))
         return pages[page - 1] if 1 <= page <= len(pages) else None
 
     return page_text

@@ -55,7 +55,7 @@ def refine(plan: QueryPlan, llm, graphs: list[DocGraph]) -> QueryPlan:
 def apply_proposal(plan: QueryPlan, proposal: ProposedFilters, graphs: list[DocGraph]) -> QueryPlan:
     """Keep the proposed values that exist in scope; record the others as dropped."""
     plan = plan.model_copy(deep=True)
-    existing_types = {c.clause_type for g in graphs for c in g.clauses} | {t for g in graphs for c in g.clauses for t in c.topics}
+    existing_types = set().union(*(g.clause_types for g in graphs))
     for value in proposal.clause_types:
         kind = _clause_type(value)
         if kind is None or kind not in existing_types:

@@ -107,7 +107,7 @@ class Library:
 
     def plan(self, question: str, doc_ids: list[str] | None = None, filters: Filters | None = None) -> QueryPlan:
         """What the planner makes of a question over these documents (all when none are given)."""
-        return self._plan(question, self._scope(doc_ids), filters)
+        return self._plan(question, self.scope(doc_ids), filters)
 
     def search(
         self,
@@ -116,12 +116,15 @@ class Library:
         mode: Mode = Mode.GRAPH,
         filters: Filters | None = None,
         budget: int | None = None,
+        graphs: list[DocGraph] | None = None,
     ) -> Retrieval:
-        """Plan and retrieve: the passages an answer to `question` needs, within the budget."""
-        graphs = self._scope(doc_ids)
+        """Plan and retrieve: the passages an answer to `question` needs, within the budget.
+        `graphs`: the scope's graphs (`scope(doc_ids)`) when the caller needs them too."""
+        graphs = graphs if graphs is not None else self.scope(doc_ids)
         return self.retriever.retrieve(self._plan(question, graphs, filters), mode, budget, graphs)
 
-    def _scope(self, doc_ids: list[str] | None) -> list[DocGraph]:
+    def scope(self, doc_ids: list[str] | None) -> list[DocGraph]:
+        """The graphs of these documents (all when none are given), read once per question."""
         scope = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
         return self.retriever.graphs(scope)
 
