@@ -20,6 +20,8 @@ from engine.evidence import Evidence
 from engine.matching import contract_fact, stems
 
 CALIBRATION_FILE = Path(__file__).with_name("abstain_calibration.json")
+ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank
+
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
@@ -70,7 +72,7 @@ def features(evidence: Evidence) -> dict[str, float]:
     heaviest = max(weights.values(), default=0.0) or 1.0
     missing = [w for s, w in weights.items() if s not in evidence.scope_stems]
     return {
-        "contract_fact": 1.0 if contract_fact(retrieval.plan.question) else 0.0,
+        "contract_fact": 1.0 if contract_fact(retrieval.plan.question) in ALWAYS_STATED else 0.0,
         "rarest_on_top": 1.0 if rarest is not None and any(rarest in found for found in top_stems) else 0.0,
         "missing_rare": max(missing, default=0.0) / heaviest,
         "heading_match": max((words.coverage(stems(c.heading)) for c in top_clauses if c is not None and c.heading), default=0.0),

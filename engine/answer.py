@@ -27,7 +27,7 @@ from engine.graphcache import DocGraph
 from engine.llm import Backend
 from models.answer import Answer, BackendKind, Closest, section_name
 from models.plan import Filters
-from models.retrieval import Mode, Retrieval
+from models.retrieval import Mode, Passage, Retrieval
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +133,7 @@ class Answerer:
     def _abstention(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str]) -> Answer:
         scope = "the selected contract does" if len(evidence.graphs) == 1 else "the selected contracts do"
         closest = []
-        for passage in evidence.retrieval.passages[:_CLOSEST]:
+        for passage in _closest_passages(evidence.retrieval.passages):
             document = evidence.graphs[passage.doc_id].document
             best = evidence.best(passage)
             citation = self.citer.cite_span(best.clause, best.start, best.end) if best else None
@@ -155,6 +155,14 @@ class Answerer:
             notes=notes,
             plan=evidence.retrieval.plan,
         )
+
+
+def _closest_passages(passages: list[Passage]) -> list[Passage]:
+    """The top clauses the search found itself, before what the graph walk added around them:
+    three different places to look beat three sub-clauses of one."""
+    anchors = [p for p in passages if p.why.kind != "graph"]
+    followers = [p for p in passages if p.why.kind == "graph"]
+    return (anchors + followers)[:_CLOSEST]
 
 
 def _lead(found: Extract, name_files: bool) -> str:

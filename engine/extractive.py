@@ -16,9 +16,11 @@ from engine.matching import contract_fact, sentence_spans, stems
 from models.answer import Citation, Claim, section_name
 from models.retrieval import Passage
 
-MAX_MAIN = 3  # sentences that answer
-MAX_SUPPORT = 3  # definitions and referenced sections they need
-_KEEP_RATIO = 0.7  # a further main sentence must score this share of the best one
+MAX_MAIN = 3  # clauses whose best sentence answers
+MAX_SUPPORT = 4  # definitions and referenced sections they need
+_COMPLEMENT_GAIN = 0.2  # share of the question's word weight a further sentence must add
+_COMPLEMENT_RANKS = 8  # passages it may come from
+_SUPPORT_DEPTH = 2  # a definition quoted inside a quoted definition is followed once more
 _MAX_QUOTE_CHARS = 700
 
 
@@ -68,7 +70,6 @@ def _where(citation: Citation) -> str:
     return f"{section_name(citation.ref)}{heading}, page {citation.page}"
 
 
-
 def _cap(sentence: Sentence) -> int:
     """End of the quote: a run-on "sentence" (a whole list, a table) is cut at a word."""
     if sentence.end - sentence.start <= _MAX_QUOTE_CHARS:
@@ -78,22 +79,40 @@ def _cap(sentence: Sentence) -> int:
 
 
 def _main_sentences(evidence: Evidence) -> list[Sentence]:
-    """The best sentence of each top passage, best first, close runners-up kept."""
+    """The best sentence of each of the retriever's top clauses, in its order, then the one
+    sentence that answers the part of the question those leave out.
+
+    The retriever's order leads, not word overlap: it ranked with the clause type and the
+    graph in view, which a sentence's words cannot show (a governing-law clause need not say
+    "govern"). After the first, a clause that shares no word with the question is passed over.
+    """
+    candidates = [s for s in evidence.sentences if s.passage.why.kind != "graph" or s.passage.why.edge == "PARENT_OF"]
     best: dict[str, Sentence] = {}
-    for sentence in evidence.sentences:
-        if sentence.passage.why.kind == "graph":
-            continue
+    for sentence in candidates:
         held = best.get(sentence.passage.clause_id)
         if held is None or sentence.score > held.score:
             best[sentence.passage.clause_id] = sentence
-    ranked = sorted(best.values(), key=lambda s: -s.score)
-    if not ranked:
-        return []
-    best = ranked[0]
-    return [s for s in ranked[:MAX_MAIN] if s.score >= _KEEP_RATIO * best.score and s.coverage >= _KEEP_RATIO * best.coverage]
+    ordered = sorted(best.values(), key=lambda s: s.rank)
+    chosen = (ordered[:1] + [s for s in ordered[1:] if s.coverage > 0])[:MAX_MAIN]
+    complement = _complement(evidence, chosen, candidates)
+    return chosen + ([complement] if complement is not None else [])
+
+
+def _complement(evidence: Evidence, chosen: list[Sentence], candidates: list[Sentence]) -> Sentence | None:
+    """The sentence adding most of the question's words the chosen ones lack, when it adds enough."""
+    covered = set().union(*(stems(s.text) for s in chosen))
+    base = evidence.words.coverage(covered)
+    gains = [
+        (evidence.words.coverage(covered | stems(s.text)) - base, s)
+        for s in candidates
+        if s.rank < _COMPLEMENT_RANKS and s not in chosen
+    ]
+    gain, sentence = max(gains, key=lambda g: (g[0], g[1].score), default=(0.0, None))
+    return sentence if gain >= _COMPLEMENT_GAIN else None
 
 
 _DATE = re.compile(r"\b(?:19|20)\d\d\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b", re.I)
+_EFFECTIVE = re.compile(r"\beffective\b", re.I)
 _BETWEEN = re.compile(r"\b(?:between|among|by and between)\b", re.I)
 
 
@@ -115,37 +134,92 @@ def _front_span(text: str, fact: str) -> tuple[int, int] | None:
         if lines and len(lines[0].split()) < 3 and len(lines) > 1:
             end = text.find(lines[1], end) + len(lines[1])
         return (0, end) if end else None
-    wanted = _DATE if fact == "date" else _BETWEEN
-    for start, end in sentence_spans(text):
-        if wanted.search(text, start, end):
-            return start, min(end, start + _MAX_QUOTE_CHARS)
+    wanted = {"date": [_DATE], "effective": [_EFFECTIVE, _DATE]}.get(fact, [_BETWEEN])
+    spans = sentence_spans(text)
+    for pattern in wanted:
+        for start, end in spans:
+            if pattern.search(text, start, end):
+                return start, min(end, start + _MAX_QUOTE_CHARS)
     return None
 
 
+@dataclass
+class _Quoted:
+    doc_id: str
+    ref: str
+    text: str
+
+
 def _supporting(evidence: Evidence, main: list[Sentence]):
-    """Definitions of the terms the best sentence uses, and the sections it cites."""
-    seen: set[str] = set()
-    for sentence in main[:1]:
-        for passage in evidence.retrieval.passages:
-            why = passage.why
-            if why.kind != "graph" or why.direction != "out" or passage.doc_id != sentence.passage.doc_id:
-                continue
-            if why.via_ref != sentence.clause.ref:
-                continue
-            clause = evidence.clause(passage.doc_id, passage.clause_id)
-            if clause is None:
-                continue
-            if why.edge == "DEFINES":
-                span = _definition_sentence(clause.text, why.label)
-                relation = f"the definition of “{why.label}”"
-            elif why.edge == "REFERENCES":
-                span = _best_sentence(evidence, passage)
-                relation = f"{why.label}, which it refers to"
-            else:
-                continue
-            if span is not None and passage.clause_id not in seen:
-                seen.add(passage.clause_id)
-                yield passage, relation, *span
+    """What the quoted sentences lean on: the definitions of terms they use and the sections
+    they cite, then what those quotes lean on in turn (a term defined by another term).
+
+    Followers the quoted words name come first; followers of the same clauses that the quote
+    does not name follow, best match to the question first.
+    """
+    seen = {s.passage.clause_id for s in main}
+    named: list[tuple[Passage, str, int, int]] = []
+    unnamed: list[tuple[float, Passage, str, int, int]] = []
+    frontier = [_Quoted(s.passage.doc_id, s.clause.ref, s.text) for s in main]
+    for depth in range(_SUPPORT_DEPTH):
+        reached: list[_Quoted] = []
+        for quoted in frontier:
+            for passage, relation, start, end in _followers(evidence, quoted):
+                if passage.clause_id in seen:
+                    continue
+                clause = evidence.clause(passage.doc_id, passage.clause_id)
+                text = clause.text[start:end]
+                if _names(quoted.text, passage.why.label):
+                    seen.add(passage.clause_id)
+                    named.append((passage, relation, start, end))
+                    reached.append(_Quoted(passage.doc_id, clause.ref, text))
+                elif depth == 0:
+                    unnamed.append((evidence.words.coverage(stems(text)), passage, relation, start, end))
+        frontier = reached
+    yield from named
+    for _, passage, relation, start, end in sorted(unnamed, key=lambda u: -u[0]):
+        if passage.clause_id not in seen:
+            seen.add(passage.clause_id)
+            yield passage, relation, start, end
+
+
+
+def _names(text: str, label: str) -> bool:
+    return bool(label) and label.lower() in text.lower()
+
+
+def _followers(evidence: Evidence, quoted: _Quoted):
+    """The definitions and cited sections the graph walk reached from one quoted clause."""
+    for passage in evidence.retrieval.passages:
+        why = passage.why
+        if why.kind != "graph" or why.direction != "out" or passage.doc_id != quoted.doc_id or why.via_ref != quoted.ref:
+            continue
+        clause = evidence.clause(passage.doc_id, passage.clause_id)
+        if clause is None:
+            continue
+        if why.edge == "DEFINES":
+            span = _definition_span(evidence, passage, clause.text)
+            relation = f"the definition of “{why.label}”"
+        elif why.edge == "REFERENCES":
+            span = _best_sentence(evidence, passage)
+            relation = f"{why.label}, which it refers to"
+        else:
+            continue
+        if span is not None:
+            yield passage, relation, *span
+
+
+def _definition_span(evidence: Evidence, passage: Passage, text: str) -> tuple[int, int] | None:
+    """The definition of the edge's term, or the sentence of the retrieved piece that matches
+    the question better (a long definition's list item that names what was asked)."""
+    span = _definition_sentence(text, passage.why.label)
+    best = evidence.best(passage)
+    if span is None or best is None:
+        return span
+    if best.coverage > evidence.words.coverage(stems(text[span[0] : span[1]])):
+        return best.start, _cap(best)
+    return span
+
 
 
 def _definition_sentence(text: str, term: str) -> tuple[int, int] | None:
@@ -159,6 +233,7 @@ def _definition_sentence(text: str, term: str) -> tuple[int, int] | None:
         return None
     start, end = chosen
     return start, min(end, start + _MAX_QUOTE_CHARS)
+
 
 
 def _best_sentence(evidence: Evidence, passage: Passage) -> tuple[int, int] | None:

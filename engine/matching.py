@@ -27,17 +27,18 @@ EXPANSION_WEIGHT = 0.5
 # Every contract states its title, its parties and its date, on its first page.
 _CONTRACT_FACT = re.compile(
     r"\b(?:title|name of (?:this|the) (?:agreement|contract))\b|(?P<parties>who (?:are|were) the parties|\bparties to (?:this|the) "
-    r"(?:agreement|contract)|who signed)|(?P<date>\bdated\b|date of (?:this|the) (?:agreement|contract))",
+    r"(?:agreement|contract)|who signed)|(?P<date>\bdated\b|date of (?:this|the) (?:agreement|contract))"
+    r"|(?P<effective>\bbecomes? effective\b|\beffective date\b|\beffective as of\b|\btake effect\b)",
     re.IGNORECASE,
 )
 
 
 def contract_fact(question: str) -> str | None:
-    """"title", "parties" or "date" when the question asks for that fact of the contract."""
+    """"title", "parties", "date" or "effective" when the question asks for that fact of the contract."""
     match = _CONTRACT_FACT.search(question)
     if match is None:
         return None
-    return "parties" if match.group("parties") else "date" if match.group("date") else "title"
+    return next((kind for kind in ("parties", "date", "effective") if match.group(kind)), "title")
 
 
 def stem(word: str) -> str:

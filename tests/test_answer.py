@@ -84,6 +84,24 @@ def test_extractive_answer_brings_the_definitions_and_sections_the_clause_relies
     assert "Clause 2.8, which it refers to" in answer.lead and "the definition of “MI Failure”" in answer.lead
 
 
+def test_the_top_clauses_speak_in_the_retrievers_order_with_the_exceptions_they_cite(answerer, doc):
+    answer = answerer.ask("What is the liability cap of each party?", [doc(GCLOUD)])
+    refs = [c.ref for c in answer.citations]
+    assert refs[0] == "4.6.1" and "limited to 125 of the management charge" in normalise(answer.citations[0].quote)
+    assert "4.6.3" in refs[:3]  # the carve-outs: death, fraud and the like are never limited
+    cited = answer.citations[refs.index("4.6.2")]
+    assert normalise(cited.quote).endswith("will be unlimited") and "clause 4.6.2, which it refers to" in answer.lead
+
+
+def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_it(answerer, doc):
+    answer = answerer.ask("When does this agreement become effective?", [doc(HIGHWAYS_NDA)])
+    assert not answer.abstained
+    assert (answer.citations[0].ref, answer.citations[0].page) == ("Preamble", 1)
+    assert "this agreement is made on date between" in normalise(answer.citations[0].quote)
+    counterparts = next(c for c in answer.citations if c.ref == "6.7")
+    assert counterparts.page == 7 and "shall not be effective until each party has executed" in normalise(counterparts.quote)
+
+
 def test_a_question_the_contract_does_not_answer_is_an_abstention(answerer, doc):
     answer = answerer.ask("Is there a most favored nation pricing clause?", [doc(MUTUAL_NDA)])
     assert answer.abstained and not answer.citations and not answer.claims
