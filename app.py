@@ -129,6 +129,8 @@ def _sidebar() -> None:
 navigation = st.navigation(
     [
         st.Page(library_page, title="Library", icon=":material/folder_open:", default=True),
+        st.Page("pages/ask.py", title="Ask", icon=":material/forum:"),
+        st.Page("pages/viewer.py", title="Viewer", icon=":material/picture_as_pdf:"),
         st.Page("pages/contract.py", title="Contract structure", icon=":material/account_tree:"),
     ]
 )

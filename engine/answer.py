@@ -25,7 +25,7 @@ from engine.extractive import Extract, extract, looked_for
 from engine.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
 from engine.graphcache import DocGraph
 from engine.llm import Backend
-from models.answer import Answer, BackendKind, Closest, section_name
+from models.answer import Answer, BackendKind, Closest, Trail, section_name
 from models.plan import Filters
 from models.retrieval import Mode, Passage, Retrieval
 
@@ -62,10 +62,12 @@ class Answerer:
         evidence = Evidence.gather(retrieval, graphs)
         abstain, support = decide(evidence, self.calibration)
         if abstain:
-            return self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, [])
-        if self.library.llm is None:
-            return self._extractive(evidence, support, [])
-        return self._generative(evidence, support, on_text)
+            answer = self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, [])
+        elif self.library.llm is None:
+            answer = self._extractive(evidence, support, [])
+        else:
+            answer = self._generative(evidence, support, on_text)
+        return answer.model_copy(update={"trail": [_trail(p) for p in retrieval.passages]})
 
     # ------------------------------------------------------------ backends
 
@@ -155,6 +157,14 @@ class Answerer:
             notes=notes,
             plan=evidence.retrieval.plan,
         )
+
+
+def _trail(passage: Passage) -> Trail:
+    why = passage.why
+    return Trail(
+        doc_id=passage.doc_id, clause_id=passage.clause_id, ref=passage.ref, heading=passage.heading, page=passage.page,
+        how=why.describe(), edge=why.edge if why.kind == "graph" else None, via_ref=why.via_ref,
+    )
 
 
 def _closest_passages(passages: list[Passage]) -> list[Passage]:

@@ -46,14 +46,8 @@ def _progress(text: str) -> None:
     print(f"\rdrafting… {len(text)} characters", end="", file=sys.stderr, flush=True)
 
 
-def backend_label(answer: Answer) -> str:
-    if answer.backend is BackendKind.EXTRACTIVE:
-        return "extractive (no language model: the contract's own sentences)"
-    return f"{answer.backend.value} model {answer.model}"
-
-
 def render(answer: Answer) -> str:
-    lines = [f"Answered by: {backend_label(answer)}  (evidence support {answer.support:.2f})", "", answer.lead]
+    lines = [f"Answered by: {answer.backend_label}  (evidence support {answer.support:.2f})", "", answer.lead]
     for claim in answer.claims:
         marks = "".join(f"[{n}]" for n in claim.citations)
         lines.append(textwrap.fill(f"{claim.text} {marks}", width=100, initial_indent="  - ", subsequent_indent="    "))

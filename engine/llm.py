@@ -9,7 +9,10 @@ Only local hosts are ever contacted: the URL comes from the user, never from the
 
 from __future__ import annotations
 
+import json
 import os
+import urllib.error
+import urllib.request
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -71,3 +74,32 @@ def make_llm(spec: LLMSpec):
             max_tokens=MAX_ANSWER_TOKENS,
         )
     return None
+
+
+class HostStatus(BaseModel):
+    """What a model host answered when asked for its models."""
+
+    url: str
+    reachable: bool
+    models: list[str] = []
+    error: str | None = None
+
+
+def host_status(spec: LLMSpec, timeout: float = 3.0) -> HostStatus:
+    """Ask the configured host (and only it) which models it serves: Ollama's /api/tags, or an
+    OpenAI-compatible server's /models."""
+    if spec.backend is Backend.NONE or not spec.url:
+        return HostStatus(url="", reachable=False, error="no model host configured")
+    base = spec.url.rstrip("/")
+    address = f"{base}/api/tags" if spec.backend is Backend.OLLAMA else f"{base}/models"
+    try:
+        with urllib.request.urlopen(address, timeout=timeout) as response:  # noqa: S310 (the user's own local host)
+            body = json.loads(response.read().decode("utf-8"))
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", None) or error
+        return HostStatus(url=spec.url, reachable=False, error=str(reason))
+    if spec.backend is Backend.OLLAMA:
+        names = [m.get("name") or m.get("model", "") for m in body.get("models", [])]
+    else:
+        names = [m.get("id", "") for m in body.get("data", [])]
+    return HostStatus(url=spec.url, reachable=True, models=sorted(n for n in names if n))

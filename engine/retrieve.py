@@ -322,7 +322,7 @@ class Retriever:
                 yield edge.dst, s.references, Why(kind="graph", edge="REFERENCES", direction="out", via_ref=ref, label=edge.label)
             elif edge.type is EdgeType.PARENT_OF:
                 weight = s.parent_of if thin else s.parent_of * s.thick_parent
-                yield edge.dst, weight, Why(kind="graph", edge="PARENT_OF", direction="in", via_ref=ref)
+                yield edge.dst, weight, Why(kind="graph", edge="PARENT_OF", direction="out", via_ref=ref)
             elif edge.type is EdgeType.DEFINES and clause.kind is not ClauseKind.PREAMBLE:
                 weight = s.term_users * graph.term_weight(edge.label)
                 yield edge.dst, weight, Why(kind="graph", edge="DEFINES", direction="in", via_ref=ref, label=edge.label)
@@ -330,7 +330,7 @@ class Retriever:
             if edge.type is EdgeType.REFERENCES:
                 yield edge.src, s.cited_by, Why(kind="graph", edge="REFERENCES", direction="in", via_ref=ref, label=edge.label)
             elif edge.type is EdgeType.PARENT_OF:
-                yield edge.src, s.parent_of, Why(kind="graph", edge="PARENT_OF", direction="out", via_ref=ref)
+                yield edge.src, s.parent_of, Why(kind="graph", edge="PARENT_OF", direction="in", via_ref=ref)
             elif edge.type is EdgeType.DEFINES:
                 weight = s.defines * graph.term_weight(edge.label)
                 yield edge.src, weight, Why(kind="graph", edge="DEFINES", direction="out", via_ref=ref, label=edge.label)

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from functools import cached_property
+
 from engine.embed import Embedder
 from engine.graphcache import DocGraph, GraphCache
-from engine.llm import LLMSpec, make_llm
+from engine.llm import HostStatus, LLMSpec, host_status, make_llm
 from engine.plan import make_plan
 from engine.plan_llm import refine
+from engine.render import PageImage, render_page
 from engine.retrieve import Retriever, RetrievalSettings
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
+from models.answer import Answer, Rect
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.plan import Filters, QueryPlan
 from models.retrieval import Mode, Retrieval
@@ -48,8 +52,12 @@ class Library:
         self.llm = None
 
     def use_llm(self, spec: LLMSpec) -> None:
-        """Plan (and later answer) with this local model; LLMSpec() means rules only."""
+        """Plan and answer with this local model; LLMSpec() means rules and extractive answers."""
         self.llm_spec, self.llm = spec, make_llm(spec)
+
+    def model_host(self, spec: LLMSpec | None = None) -> HostStatus:
+        """Whether the model host answers and which models it has (the configured one by default)."""
+        return host_status(spec or self.llm_spec)
 
     # --------------------------------------------------------------- ingest
 
@@ -102,6 +110,33 @@ class Library:
 
     def pdf_path(self, doc_id: str) -> Path:
         return self.store.file_path(doc_id)
+
+    def page_image(self, doc_id: str, page: int, highlights: list[Rect] = (), focus: bool = False) -> PageImage:
+        """A page of a stored contract as PNG, with these rectangles highlighted."""
+        return render_page(self.pdf_path(doc_id), page, list(highlights), focus=focus)
+
+    def store_size(self) -> int:
+        return self.store.size_bytes()
+
+    # ---------------------------------------------------------------- answer
+
+    @cached_property
+    def answerer(self):
+        from engine.answer import Answerer  # the answerer builds on this class's search
+
+        return Answerer(self)
+
+    def ask(
+        self,
+        question: str,
+        doc_ids: list[str] | None = None,
+        filters: Filters | None = None,
+        mode: Mode = Mode.GRAPH,
+        on_text=None,
+    ) -> Answer:
+        """Plan, retrieve and answer: cited claims, or an abstention with the closest clauses.
+        `on_text` receives a model's draft as it streams."""
+        return self.answerer.ask(question, doc_ids, filters, mode, on_text)
 
     # ---------------------------------------------------------------- search
 

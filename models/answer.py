@@ -70,6 +70,19 @@ class Closest(BaseModel):
     citation: Citation | None = Field(default=None, description="its best sentence, checked, to open in the viewer")
 
 
+class Trail(BaseModel):
+    """How one passage of the context was found: the search itself, or a graph edge from which clause."""
+
+    doc_id: str
+    clause_id: str
+    ref: str
+    heading: str = ""
+    page: int
+    how: str = Field(description="e.g. 'search hit (vector #1, keyword #3)' or 'defines “Cause” used in 8.1 (1 hop)'")
+    edge: str | None = Field(default=None, description="REFERENCES | DEFINES | PARENT_OF when the graph walk found it")
+    via_ref: str | None = None
+
+
 class BackendKind(StrEnum):
     EXTRACTIVE = "extractive"
     OLLAMA = "ollama"
@@ -88,11 +101,19 @@ class Answer(BaseModel):
     support: float = Field(default=0.0, description="calibrated probability that the evidence answers the question")
     notes: list[str] = Field(default_factory=list, description="fallbacks, dropped quotes, retries")
     plan: QueryPlan | None = None
+    trail: list[Trail] = Field(default_factory=list, description="the context passages, best first, and how each was found")
     seconds: float = 0.0
 
     @property
     def answered_by(self) -> str:
         return f"{self.backend.value}:{self.model}" if self.model else self.backend.value
+
+    @property
+    def backend_label(self) -> str:
+        """Who answered, in words the user reads next to the answer."""
+        if self.backend is BackendKind.EXTRACTIVE:
+            return "extractive (no language model: the contract's own sentences)"
+        return f"{self.backend.value} model {self.model}"
 
     def text(self) -> str:
         """The answer as plain text: the lead, then each claim with its citation numbers."""

@@ -66,3 +66,61 @@ def test_contract_page_shows_the_clause_graph(app_on, sample_library):
     assert "\u2003\u2003\u20039.2.2.1" in list(outline["Clause"])
     at.selectbox(key="contract_clause").select(next(o for o in at.selectbox(key="contract_clause").options if o.startswith("4.6.1"))).run()
     assert any("4.6.2" in m.value for m in at.markdown)  # 4.6.1 cites 4.6.2
+
+
+def _ask(at: AppTest, question: str, contract: str) -> AppTest:
+    at.switch_page("pages/ask.py").run()
+    at.multiselect(key="ask_docs").select(contract).run()
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at = _ask(at, "What is the liability cap of each party?", GCLOUD.name)
+    assert "Extractive mode" in at.info[0].value
+    assert [m.avatar for m in at.chat_message] == ["user", "assistant"]
+    assert any(m.value.startswith("**Found in Section 4.6.1, page 9") for m in at.markdown)
+    chip = at.button(key="cite-0-1")
+    assert chip.label == f"[1] {GCLOUD.name} · Section 4.6.1 · p. 9"
+    trail = at.dataframe[0].value  # how the evidence was found
+    found_by = {row["Clause"]: (row["Found by"], row["Cited"]) for _, row in trail.iterrows()}
+    assert trail.iloc[0]["Clause"] == "Section 4.6.1" and found_by["Section 4.6.1"] == ("search hit (keyword #1, vector #1, topic #1)", True)
+    assert found_by["Section 4.6.2"] == ("cited by 4.6.1 (1 hop)", True)
+    assert found_by["Section 4.6.3"] == ("part of 4.6 (1 hop)", True)
+
+    chip.click().run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Viewer"
+    assert any(m.value.startswith("**Citation [1] of ") and "Section 4.6.1 · page 9" in m.value for m in at.markdown)
+    captions = [picture.caption for image in at.get("image") for picture in image.proto.imgs]
+    assert captions == [f"{GCLOUD.name} — page 9 of 31 · 5 highlighted lines"]
+
+    # AppTest reruns the page it was last told to, not where st.switch_page went: say it
+    at.button(key="cite_next").click()
+    at.switch_page("pages/viewer.py").run()
+    assert any(m.value.startswith("**Citation [2] of ") for m in at.markdown)
+
+    at.switch_page("pages/ask.py").run()  # the conversation survives the trip
+    assert at.button(key="cite-0-1").label.startswith("[1]")
+
+
+def test_an_abstention_looks_different_and_offers_the_closest_clauses(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at = _ask(at, "Must source code be deposited in escrow?", MUTUAL_NDA.name)
+    assert at.warning[0].value.startswith("Not found: the selected contract does not appear to answer this.")
+    assert at.button(key="closest-0-0").label == "Open in viewer"
+    at.button(key="closest-0-0").click().run()
+    assert at.title[0].value == "Viewer" and not at.exception
+
+
+def test_the_viewer_opens_any_contract_and_its_outline_jumps_to_a_clause(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/viewer.py").run()
+    at.selectbox(key="viewer_doc").select(GCLOUD.name).run()
+    assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{GCLOUD.name} — page 1 of 31"]
+    clause = next(o for o in at.selectbox(key="viewer_outline").options if o.strip().startswith("4.6.1"))
+    at.selectbox(key="viewer_outline").select(clause).run()
+    assert not at.exception, at.exception
+    assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{GCLOUD.name} — page 9 of 31"]

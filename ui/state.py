@@ -25,3 +25,27 @@ def _library(store_dir: str) -> Library:
 
 def library() -> Library:
     return _library(str(store_path(store_argument())))
+
+
+# ------------------------------------------------------------------ what pages hand each other
+
+VIEWER_PAGE = "pages/viewer.py"
+
+
+def conversation() -> list:
+    """This session's answers, oldest first (engine Answer objects)."""
+    return st.session_state.setdefault("conversation", [])
+
+
+def open_in_viewer(citations: list, index: int = 0) -> None:
+    """Show citation `index` of `citations` in the viewer, with next/previous through the rest."""
+    st.session_state["viewer"] = {"citations": [c.model_dump() for c in citations], "index": index}
+    st.session_state.pop("viewer_page", None)
+    st.switch_page(VIEWER_PAGE)
+
+
+def open_page_in_viewer(doc_id: str, page: int) -> None:
+    """Show a page with nothing highlighted (a search hit's clause, a graph node)."""
+    st.session_state["viewer"] = {"doc_id": doc_id, "page": page, "citations": [], "index": 0}
+    st.session_state.pop("viewer_page", None)
+    st.switch_page(VIEWER_PAGE)

@@ -1,0 +1,33 @@
+"""A conversation as Markdown, each answer with its numbered citations quoted in full.
+
+What an analyst pastes into a memo: the question, the answer as given (or the abstention and
+the clauses it pointed to), and for every [n] the file, section, page and exact words.
+"""
+
+from __future__ import annotations
+
+from models.answer import Answer, section_name
+
+
+def conversation_markdown(answers: list[Answer], title: str = "Clausegraph conversation") -> str:
+    lines = [f"# {title}", ""]
+    for number, answer in enumerate(answers, start=1):
+        lines += [f"## {number}. {answer.question}", "", f"*Answered by {answer.backend_label}.*", "", answer.lead, ""]
+        lines += [f"- {claim.text} " + "".join(f"[{n}]" for n in claim.citations) for claim in answer.claims]
+        if answer.citations:
+            lines += ["", "**Citations**", ""]
+            for c in answer.citations:
+                pages = f"page {c.page}" if c.page == c.page_end else f"pages {c.page}-{c.page_end}"
+                lines.append(f"{c.number}. {c.file_name}, {section_name(c.ref)}, {pages}: “{_one_line(c.quote)}”")
+        if answer.closest:
+            lines += ["", "**Closest clauses, to check**", ""]
+            for c in answer.closest:
+                lines.append(f"- {c.file_name}, {section_name(c.ref)}, page {c.page}: {_one_line(c.excerpt)}")
+        if answer.notes:
+            lines += [""] + [f"> note: {note}" for note in answer.notes]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

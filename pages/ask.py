@@ -1,0 +1,96 @@
+"""Ask: a chat over the contracts in scope, every answer cited word for word."""
+
+from __future__ import annotations
+
+import logging
+
+import streamlit as st
+
+from engine.errors import ClausegraphError
+from engine.export import conversation_markdown
+from models.clause import ClauseType
+from models.plan import Filters
+from ui.answer_view import show_answer
+from ui.state import conversation, library
+
+log = logging.getLogger(__name__)
+
+
+def _scope(lib) -> tuple[list[str] | None, Filters]:
+    documents = lib.documents()
+    with st.sidebar:
+        st.subheader("Scope")
+        labels = {f"{d.file_name}": d.doc_id for d in documents}
+        chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="ask_docs", placeholder=f"All {len(documents)} contracts")
+        types = st.multiselect(
+            "Only these clause types", [t.value for t in ClauseType], key="ask_types",
+            format_func=lambda v: v.replace("_", " "), placeholder="Any clause type",
+        )
+    return ([labels[c] for c in chosen] or None), Filters(clause_types=[ClauseType(t) for t in types])
+
+
+def _backend_banner(lib) -> None:
+    spec = lib.llm_spec
+    if lib.llm is None:
+        st.info(
+            "**Extractive mode**: no language model is set, so answers are the contracts' own sentences, each cited. "
+            "Choose a local model on the Settings page for written answers.", icon=":material/format_quote:",
+        )
+    else:
+        st.success(f"Answers are written by **{spec.backend.value} model {spec.model}** at {spec.url}, and every quote is checked.", icon=":material/smart_toy:")
+
+
+def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> None:
+    with st.chat_message("user"):
+        st.markdown(question)
+    with st.chat_message("assistant"):
+        draft = st.empty()
+
+        def stream(text: str) -> None:
+            draft.markdown(f"*Drafting…*\n\n{text[-1500:]}")
+
+        try:
+            with st.spinner("Searching the clause graph and checking quotes…"):
+                answer = lib.ask(question, doc_ids, filters, on_text=stream)
+        except ClausegraphError as error:
+            st.error(str(error))
+            return
+        except Exception:  # never a traceback in the app; the log keeps the details
+            log.exception("answering failed")
+            st.error("Something went wrong while answering. The question was not lost: try again, or check the log.")
+            return
+        draft.empty()
+    conversation().append(answer)
+    st.rerun()
+
+
+def ask_page() -> None:
+    lib = library()
+    st.title("Ask")
+    documents = lib.documents()
+    if not documents:
+        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+        return
+    doc_ids, filters = _scope(lib)
+    _backend_banner(lib)
+    answers = conversation()
+    for turn, answer in enumerate(answers):
+        with st.chat_message("user"):
+            st.markdown(answer.question)
+        with st.chat_message("assistant"):
+            show_answer(answer, turn)
+    if answers:
+        left, right = st.columns([1, 1])
+        left.download_button(
+            "Export conversation (Markdown)", conversation_markdown(answers), file_name="clausegraph-conversation.md",
+            mime="text/markdown", icon=":material/download:", key="export",
+        )
+        if right.button("Clear conversation", icon=":material/delete_sweep:", key="clear"):
+            answers.clear()
+            st.rerun()
+    question = st.chat_input("Ask about the contracts in scope, e.g. “Which law governs this agreement?”")
+    if question and question.strip():
+        _ask(lib, question.strip(), doc_ids, filters)
+
+
+ask_page()

@@ -1,0 +1,80 @@
+"""One answer in the chat: the lead, the cited claims, clickable citation chips, and how the
+evidence was found; an abstention looks different and offers the closest clauses instead."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from models.answer import Answer, Citation, section_name
+from ui.state import open_in_viewer
+
+
+def chip_label(citation: Citation) -> str:
+    pages = f"p. {citation.page}" if citation.page == citation.page_end else f"pp. {citation.page}–{citation.page_end}"
+    return f"[{citation.number}] {citation.file_name} · {section_name(citation.ref)} · {pages}"
+
+
+def show_answer(answer: Answer, turn: int) -> None:
+    if answer.abstained:
+        _show_abstention(answer, turn)
+    else:
+        st.markdown(f"**{answer.lead}**")
+        for claim in answer.claims:
+            marks = " ".join(f"[{n}]" for n in claim.citations)
+            st.markdown(f"- {claim.text} {marks}")
+        _chips(answer.citations, turn)
+    for note in answer.notes:
+        st.caption(f":material/info: {note}")
+    st.caption(f"Answered by **{answer.backend_label}** · evidence support {answer.support:.2f} · {answer.seconds:.2f} s")
+    _how_found(answer, turn)
+
+
+def _chips(citations: list[Citation], turn: int) -> None:
+    columns = st.columns(min(len(citations), 3) or 1)
+    for position, citation in enumerate(citations):
+        column = columns[position % len(columns)]
+        if column.button(chip_label(citation), key=f"cite-{turn}-{citation.number}", icon=":material/format_quote:", help=citation.quote[:300]):
+            open_in_viewer(citations, position)
+
+
+def _show_abstention(answer: Answer, turn: int) -> None:
+    st.warning(answer.lead, icon=":material/search_off:")
+    if not answer.closest:
+        return
+    st.markdown("Closest clauses, to check for yourself:")
+    checked = [c.citation for c in answer.closest if c.citation is not None]
+    for position, closest in enumerate(answer.closest):
+        with st.container(border=True):
+            st.markdown(f"**{closest.file_name}**, {section_name(closest.ref)} {closest.heading} · page {closest.page}")
+            st.caption(closest.excerpt)
+            if closest.citation is not None and st.button("Open in viewer", key=f"closest-{turn}-{position}", icon=":material/open_in_new:"):
+                open_in_viewer(checked, checked.index(closest.citation))
+
+
+def _how_found(answer: Answer, turn: int) -> None:
+    with st.expander("How the evidence was found", icon=":material/account_tree:"):
+        plan = answer.plan
+        if plan is not None:
+            filters = plan.filters
+            parts = []
+            if filters.clause_types:
+                parts.append("clause types " + ", ".join(t.value.replace("_", " ") for t in filters.clause_types))
+            if filters.section_refs:
+                parts.append("sections " + ", ".join(filters.section_refs))
+            if filters.pages:
+                parts.append(f"pages {filters.pages.first}–{filters.pages.last}")
+            st.markdown(f"**Filters:** {'; '.join(parts) or 'none'} · **Contracts in scope:** {len(plan.scope)}")
+            if plan.topics:
+                st.markdown("**About:** " + ", ".join(t.value.replace("_", " ") for t in plan.topics))
+            if plan.sections or plan.terms:
+                named = [s.text for s in plan.sections] + [f"“{t.term}”" for t in plan.terms]
+                st.markdown("**Named in the question:** " + ", ".join(named))
+            for note in plan.notes:
+                st.caption(note)
+        cited = {c.clause_id for c in answer.citations}
+        rows = [
+            {"#": rank, "Clause": section_name(t.ref), "Heading": t.heading, "Page": t.page, "Found by": t.how, "Cited": t.clause_id in cited}
+            for rank, t in enumerate(answer.trail, start=1)
+        ]
+        if rows:
+            st.dataframe(rows, hide_index=True, width="stretch", key=f"trail-{turn}")
