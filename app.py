@@ -131,7 +131,9 @@ navigation = st.navigation(
         st.Page(library_page, title="Library", icon=":material/folder_open:", default=True),
         st.Page("pages/ask.py", title="Ask", icon=":material/forum:"),
         st.Page("pages/viewer.py", title="Viewer", icon=":material/picture_as_pdf:"),
+        st.Page("pages/search.py", title="Search", icon=":material/search:"),
         st.Page("pages/contract.py", title="Contract structure", icon=":material/account_tree:"),
+        st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
     ]
 )
 _sidebar()

@@ -19,11 +19,13 @@ from engine.retrieve import Retriever, RetrievalSettings
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
-from models.answer import Answer, Rect
+from models.answer import Answer, Rect, SearchHit
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.plan import Filters, QueryPlan
-from models.retrieval import Mode, Retrieval
+from models.retrieval import Mode, Passage, Retrieval
 
+
+_HIT_QUOTE_CHARS = 600  # a hit highlights its opening, not a whole long section
 
 __all__ = ["Library", "Progress", "ProgressCallback", "Stage", "expand_paths"]
 
@@ -51,9 +53,26 @@ class Library:
         self.llm_spec = LLMSpec()
         self.llm = None
 
+    @property
+    def _model_choice_file(self) -> Path:
+        return self.settings.store_dir / "model.json"
+
     def use_llm(self, spec: LLMSpec) -> None:
         """Plan and answer with this local model; LLMSpec() means rules and extractive answers."""
         self.llm_spec, self.llm = spec, make_llm(spec)
+
+    def choose_llm(self, spec: LLMSpec) -> None:
+        """Use this model from now on, and again when the app next opens this store."""
+        self.use_llm(spec)
+        self._model_choice_file.write_text(spec.model_dump_json(indent=2))
+
+    def restore_llm(self) -> None:
+        """The model chosen last time for this store, if any (an unreadable choice means none)."""
+        try:
+            spec = LLMSpec.model_validate_json(self._model_choice_file.read_text())
+        except (OSError, ValueError):
+            return
+        self.use_llm(spec)
 
     def model_host(self, spec: LLMSpec | None = None) -> HostStatus:
         """Whether the model host answers and which models it has (the configured one by default)."""
@@ -119,6 +138,24 @@ class Library:
         return self.store.size_bytes()
 
     # ---------------------------------------------------------------- answer
+
+    def hit(self, passage: Passage) -> SearchHit:
+        """A search result as the Search page shows it: where it sits in the contract, and a
+        checked citation of its opening words, so the viewer can highlight them."""
+        graph = self.retriever.graphs([passage.doc_id])[0]
+        clause = graph.by_id[passage.clause_id]
+        path, parent = [clause.ref], clause.parent_id
+        while parent and parent in graph.by_id:
+            path.insert(0, graph.by_id[parent].ref)
+            parent = graph.by_id[parent].parent_id
+        start = passage.char_start - clause.char_start
+        end = min(passage.char_end - clause.char_start, start + _HIT_QUOTE_CHARS)
+        cut = clause.text.rfind(" ", start, end) if end < passage.char_end - clause.char_start else end
+        citation = self.answerer.citer.cite_span(clause, start, cut if cut > start else end)
+        return SearchHit(
+            passage=passage, file_name=graph.document.file_name, section_path=path, clause_type=clause.clause_type.value,
+            citation=citation.model_copy(update={"number": 1}) if citation else None,
+        )
 
     @cached_property
     def answerer(self):

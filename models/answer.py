@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from models.plan import QueryPlan
+from models.retrieval import Passage
 
 
 def section_name(ref: str) -> str:
@@ -144,3 +145,13 @@ class DraftAnswer(BaseModel):
 
     verdict: Literal["answered", "not_stated"] = Field(description="not_stated when the passages do not answer")
     claims: list[DraftClaim] = Field(default_factory=list)
+
+
+class SearchHit(BaseModel):
+    """One search result, evidence first: the passage, where it sits, and its opening words cited."""
+
+    passage: Passage
+    file_name: str
+    section_path: list[str] = Field(description="refs from the top-level section down to this clause")
+    clause_type: str
+    citation: Citation | None = None

@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.settings import PROJECT_ROOT
 from tests.conftest import GCLOUD, MUTUAL_NDA
+from tests.ollama_server import FakeOllama
 
 
 @pytest.fixture
@@ -124,3 +125,54 @@ def test_the_viewer_opens_any_contract_and_its_outline_jumps_to_a_clause(app_on,
     at.selectbox(key="viewer_outline").select(clause).run()
     assert not at.exception, at.exception
     assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{GCLOUD.name} — page 9 of 31"]
+
+
+def test_settings_finds_the_local_models_and_the_choice_is_used_and_kept(app_on, tmp_path):
+    from engine.service import Library
+    from tests.conftest import SAMPLES_DIR
+
+    store = tmp_path / "store"
+    Library(store).ingest_paths([SAMPLES_DIR / MUTUAL_NDA.name])
+    with FakeOllama(models=["llama3.2:3b", "qwen2.5:7b"]) as server:
+        at = app_on(store)
+        at.switch_page("pages/settings.py").run()
+        assert at.radio(key="settings_backend").value == "none"
+        assert {m.label: m.value for m in at.metric}["Contracts"] == "1"
+        at.radio(key="settings_backend").set_value("ollama").run()
+        at.text_input(key="settings_url_ollama").set_value(server.url).run()
+        assert at.success[0].value.startswith(f"{server.url} is reachable: 2 models")
+        at.selectbox(key="settings_model_ollama").select("qwen2.5:7b").run()
+        at.button(key="settings_use").click().run()
+        assert not at.exception, at.exception
+        assert "ollama model qwen2.5:7b" in at.caption[0].value
+    assert '"model": "qwen2.5:7b"' in (store / "model.json").read_text()
+    reopened = Library(store)
+    reopened.restore_llm()
+    assert (reopened.llm_spec.backend.value, reopened.llm_spec.model) == ("ollama", "qwen2.5:7b")
+
+    at.text_input(key="settings_url_ollama").set_value("http://127.0.0.1:9").run()  # nothing listens there
+    assert "cannot be reached" in at.error[0].value
+
+
+def test_search_with_presets_filters_and_modes_opens_hits_in_the_viewer(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/search.py").run()
+    at.multiselect(key="search_docs").select(GCLOUD.name).run()
+    at.button(key="preset_Governing law").click().run()
+    assert at.text_input(key="search_query").value == "governing law and jurisdiction"
+    first = at.markdown[[m.value.startswith("**1. ") for m in at.markdown].index(True)].value
+    assert first.startswith(f"**1. {GCLOUD.name}** · 8 › 8.7 Law and jurisdiction · page 17 · dispute resolution")
+
+    at.text_input(key="search_sections").set_value("4.6.2").run()  # a hard filter: that section only
+    heads = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert len(heads) == 1 and "4 › 4.6 › 4.6.2" in heads[0]
+
+    at.text_input(key="search_sections").set_value("").run()
+    at.radio(key="search_mode").set_value("keyword").run()
+    at.text_input(key="search_query").set_value("zebra giraffe").run()
+    assert "No clause matches" in at.warning[0].value
+
+    at.text_input(key="search_query").set_value("insolvency").run()
+    at.button(key="hit-1").click().run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Viewer" and any(m.value.startswith("**Citation [1] of 1**") for m in at.markdown)

@@ -20,7 +20,9 @@ def store_argument() -> str | None:
 
 @st.cache_resource(show_spinner="Opening the contract library…")
 def _library(store_dir: str) -> Library:
-    return Library(store_dir)
+    library = Library(store_dir)
+    library.restore_llm()
+    return library
 
 
 def library() -> Library:

@@ -1,0 +1,70 @@
+"""Settings: which local model writes answers (or none), the embedding model, the store."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.llm import Backend, LLMSpec, ollama_host
+from ui.state import library
+
+_CHOICES = {
+    "none": "No model: extractive answers (the contracts' own sentences)",
+    "ollama": "Ollama",
+    "openai": "OpenAI-compatible local server (llama.cpp, LM Studio, vLLM)",
+}
+
+
+def _size(nbytes: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if nbytes < 1024 or unit == "GB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return f"{nbytes} B"
+
+
+def _model_section(lib) -> None:
+    st.subheader("Answer model")
+    current = lib.llm_spec
+    st.caption(
+        "Now answering: **" + ("extractive, no model" if current.backend is Backend.NONE else f"{current.backend.value} model {current.model} at {current.url}") + "**. "
+        "Only the host you enter here is ever contacted."
+    )
+    kind = st.radio("Backend", list(_CHOICES), format_func=_CHOICES.get, index=list(_CHOICES).index(current.backend.value), key="settings_backend")
+    if kind == "none":
+        if current.backend is not Backend.NONE and st.button("Answer without a model", key="settings_use_none", type="primary"):
+            lib.choose_llm(LLMSpec())
+            st.rerun()
+        return
+    default_url = current.url if current.backend.value == kind and current.url else (ollama_host() if kind == "ollama" else "http://127.0.0.1:8080/v1")
+    url = st.text_input("Host URL" if kind == "ollama" else "Server URL (OpenAI-compatible, ending in /v1)", value=default_url, key=f"settings_url_{kind}")
+    status = lib.model_host(LLMSpec(backend=Backend(kind), url=url, model="?"))
+    if status.reachable:
+        st.success(f"{url} is reachable: {len(status.models)} model{'s' if len(status.models) != 1 else ''}.", icon=":material/check_circle:")
+    else:
+        st.error(f"{url} cannot be reached ({status.error}). Start the server, or check the address.", icon=":material/link_off:")
+    if status.models:
+        preselect = status.models.index(current.model) if current.model in status.models else 0
+        model = st.selectbox("Model", status.models, index=preselect, key=f"settings_model_{kind}")
+    else:
+        model = st.text_input("Model name", value=current.model or "", key=f"settings_model_name_{kind}")
+    if st.button("Use this model", key="settings_use", type="primary", disabled=not (model and url)):
+        lib.choose_llm(LLMSpec(backend=Backend(kind), url=url, model=model))
+        st.toast(f"Answers now come from {model}")
+        st.rerun()
+
+
+def settings_page() -> None:
+    lib = library()
+    st.title("Settings")
+    _model_section(lib)
+    st.divider()
+    st.subheader("Embeddings and store")
+    left, middle, right = st.columns(3)
+    left.metric("Embedding model (local)", lib.embedder.model_name)
+    middle.metric("Contracts", len(lib.documents()))
+    right.metric("Store size", _size(lib.store_size()))
+    st.markdown(f"Store location: `{lib.settings.store_dir}`")
+    st.caption("Start the app on another store with `streamlit run app.py -- --db DIR` or `CLAUSEGRAPH_DB=DIR`.")
+
+
+settings_page()
