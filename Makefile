@@ -17,7 +17,15 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-setup: $(STAMP)
+CHROMIUM_STAMP := $(VENV)/.chromium-checked
+
+# The browser test drives Debian's chromium (never a downloaded browser); install it when missing.
+$(CHROMIUM_STAMP): | $(STAMP)
+	command -v chromium >/dev/null 2>&1 || (apt-get install -y -q chromium || (apt-get update -q && apt-get install -y -q chromium)) \
+		|| echo "chromium could not be installed here: the browser test will be skipped with that reason"
+	touch $(CHROMIUM_STAMP)
+
+setup: $(STAMP) $(CHROMIUM_STAMP)
 
 run: setup
 	$(VENV)/bin/streamlit run app.py

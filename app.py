@@ -8,11 +8,12 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import ClausegraphError
+from engine.settings import PROJECT_ROOT
 from models.document import Document
 from ui.progress import ingest_with_progress, show_outcome
 from ui.state import library
 
-st.set_page_config(page_title="Clausegraph", page_icon=":material/account_tree:", layout="wide")
+st.set_page_config(page_title="Clausegraph", page_icon=str(PROJECT_ROOT / "ui" / "clausegraph.png"), layout="wide")
 
 
 def _clause_type_summary(document: Document, top: int = 4) -> str:
@@ -132,6 +133,7 @@ navigation = st.navigation(
         st.Page("pages/ask.py", title="Ask", icon=":material/forum:"),
         st.Page("pages/viewer.py", title="Viewer", icon=":material/picture_as_pdf:"),
         st.Page("pages/search.py", title="Search", icon=":material/search:"),
+        st.Page("pages/graph.py", title="Clause graph", icon=":material/hub:"),
         st.Page("pages/contract.py", title="Contract structure", icon=":material/account_tree:"),
         st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
     ]

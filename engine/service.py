@@ -19,7 +19,7 @@ from engine.retrieve import Retriever, RetrievalSettings
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
-from models.answer import Answer, Rect, SearchHit
+from models.answer import Answer, Citation, Rect, SearchHit
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.plan import Filters, QueryPlan
 from models.retrieval import Mode, Passage, Retrieval
@@ -142,20 +142,33 @@ class Library:
     def hit(self, passage: Passage) -> SearchHit:
         """A search result as the Search page shows it: where it sits in the contract, and a
         checked citation of its opening words, so the viewer can highlight them."""
-        graph = self.retriever.graphs([passage.doc_id])[0]
+        graph = self.graph(passage.doc_id)
         clause = graph.by_id[passage.clause_id]
         path, parent = [clause.ref], clause.parent_id
         while parent and parent in graph.by_id:
             path.insert(0, graph.by_id[parent].ref)
             parent = graph.by_id[parent].parent_id
         start = passage.char_start - clause.char_start
-        end = min(passage.char_end - clause.char_start, start + _HIT_QUOTE_CHARS)
-        cut = clause.text.rfind(" ", start, end) if end < passage.char_end - clause.char_start else end
-        citation = self.answerer.citer.cite_span(clause, start, cut if cut > start else end)
         return SearchHit(
             passage=passage, file_name=graph.document.file_name, section_path=path, clause_type=clause.clause_type.value,
-            citation=citation.model_copy(update={"number": 1}) if citation else None,
+            citation=self._cite_opening(clause, start, passage.char_end - clause.char_start),
         )
+
+    def clause_citation(self, doc_id: str, clause_id: str) -> Citation | None:
+        """The opening words of a clause, cited: what the viewer highlights for a graph node."""
+        clause = self.graph(doc_id).by_id[clause_id]
+        return self._cite_opening(clause, 0, len(clause.text))
+
+    def _cite_opening(self, clause, start: int, end: int) -> Citation | None:
+        if end - start > _HIT_QUOTE_CHARS:
+            cut = clause.text.rfind(" ", start, start + _HIT_QUOTE_CHARS)
+            end = cut if cut > start else start + _HIT_QUOTE_CHARS
+        citation = self.answerer.citer.cite_span(clause, start, end)
+        return citation.model_copy(update={"number": 1}) if citation else None
+
+    def graph(self, doc_id: str) -> DocGraph:
+        """One contract's clause graph (loaded once and kept)."""
+        return self.retriever.graphs([doc_id])[0]
 
     @cached_property
     def answerer(self):

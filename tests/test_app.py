@@ -84,7 +84,7 @@ def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, 
     assert [m.avatar for m in at.chat_message] == ["user", "assistant"]
     assert any(m.value.startswith("**Found in Section 4.6.1, page 9") for m in at.markdown)
     chip = at.button(key="cite-0-1")
-    assert chip.label == f"[1] {GCLOUD.name} · Section 4.6.1 · p. 9"
+    assert chip.label == f"[1] Section 4.6.1 · p. 9 · {GCLOUD.name}"
     trail = at.dataframe[0].value  # how the evidence was found
     found_by = {row["Clause"]: (row["Found by"], row["Cited"]) for _, row in trail.iterrows()}
     assert trail.iloc[0]["Clause"] == "Section 4.6.1" and found_by["Section 4.6.1"] == ("search hit (keyword #1, vector #1, topic #1)", True)
@@ -176,3 +176,18 @@ def test_search_with_presets_filters_and_modes_opens_hits_in_the_viewer(app_on, 
     at.button(key="hit-1").click().run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Viewer" and any(m.value.startswith("**Citation [1] of 1**") for m in at.markdown)
+
+
+def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at = _ask(at, "What is the liability cap of each party?", GCLOUD.name)
+    at.switch_page("pages/graph.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="graph_doc").value == GCLOUD.name  # the contract the last answer cited
+    caption = next(c.value for c in at.caption if c.value.startswith("267 clauses"))
+    assert "the last answer cites" in caption
+    assert len(at.get("plotly_chart")) == 1
+    at.selectbox(key="graph_clause").select(next(o for o in at.selectbox(key="graph_clause").options if o.startswith("8.7"))).run()
+    at.button(key="graph_open").click().run()
+    assert at.title[0].value == "Viewer"
+    assert any(m.value.startswith("**Citation [1] of 1**") and "Section 8.7 · page 17" in m.value for m in at.markdown)

@@ -11,7 +11,7 @@ from ui.state import open_in_viewer
 
 def chip_label(citation: Citation) -> str:
     pages = f"p. {citation.page}" if citation.page == citation.page_end else f"pp. {citation.page}–{citation.page_end}"
-    return f"[{citation.number}] {citation.file_name} · {section_name(citation.ref)} · {pages}"
+    return f"[{citation.number}] {section_name(citation.ref)} · {pages} · {citation.file_name}"  # the file last: cut first when narrow
 
 
 def show_answer(answer: Answer, turn: int) -> None:

@@ -1,0 +1,151 @@
+"""The main journey in a real browser: upload a contract through the drop zone, ask, click the
+first citation, see the highlighted page. Saves a screenshot of every page to docs/screenshots/.
+
+Drives Debian's chromium through Playwright (never a downloaded browser) against the app
+started on a free localhost port; every request the browser makes must stay on that host.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from engine.service import Library
+from engine.settings import PROJECT_ROOT
+from tests.conftest import MUTUAL_NDA
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = PROJECT_ROOT / "docs" / "screenshots"
+STARTUP_SECONDS = 120
+ANSWER_MS = 120_000
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (make test installs it with apt)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def app_url(sample_library, tmp_path):
+    """The app on a copy of the sample store without the Mutual NDA (the test uploads it)."""
+    store = tmp_path / "store"
+    shutil.copytree(sample_library.settings.store_dir, store)
+    Library(store).delete(MUTUAL_NDA.name)
+    port = free_port()
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py"),
+        "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+        "--browser.gatherUsageStats", "false", "--", "--db", str(store),
+    ]
+    log = (tmp_path / "streamlit.log").open("w")
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"the app did not start within {STARTUP_SECONDS} s:\n{(tmp_path / 'streamlit.log').read_text()[-3000:]}")
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def shoot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(800)  # let charts and images settle
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def open_page(page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    page.get_by_role("heading", name=title if title != "Library" else "Contract library").first.wait_for()
+
+
+def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
+    requests: list[str] = []
+    with playwright_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-background-networking"]
+        )
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.on("request", lambda request: requests.append(request.url))
+        page.set_default_timeout(60_000)
+        page.goto(app_url)
+        page.get_by_role("heading", name="Contract library").wait_for()
+        page.get_by_text("2 contracts").wait_for()
+
+        # upload through the drop zone
+        page.locator("input[type=file]").set_input_files(str(MUTUAL_NDA))
+        page.get_by_role("button", name="Add 1 file to the library").click()
+        page.get_by_text(f"{MUTUAL_NDA.name}: 2 pages, 14 clauses").wait_for(timeout=ANSWER_MS)
+        page.get_by_text("3 contracts").wait_for()
+        shoot(page, "library")
+
+        # ask
+        open_page(page, "Ask")
+        page.get_by_text("Extractive mode").wait_for()
+        chat = page.get_by_test_id("stChatInputTextArea")
+        chat.fill("Which law governs the mutual non-disclosure agreement?")  # all three contracts in scope
+        chat.press("Enter")
+        first_chip = page.get_by_role("button", name="[1]")
+        first_chip.first.wait_for(timeout=ANSWER_MS)
+        label = first_chip.first.inner_text()
+        page.get_by_text("How the evidence was found").wait_for()
+        page.get_by_text("Which law governs the mutual non-disclosure agreement?").first.scroll_into_view_if_needed()
+        shoot(page, "ask")
+
+        # the first citation opens the viewer on its page, highlighted
+        first_chip.first.click()
+        page.get_by_role("heading", name="Viewer").wait_for()
+        page.get_by_text("Citation [1] of").wait_for()
+        caption = page.get_by_test_id("stImageCaption").first
+        caption.wait_for()
+        assert "highlighted line" in caption.inner_text()
+        cited_page = label.split(" · p. ", 1)[1].split(" ")[0].split("–")[0]
+        assert f"page {cited_page} of" in caption.inner_text()
+        image = page.get_by_test_id("stImage").locator("img").first
+        assert image.evaluate("img => img.complete && img.naturalWidth > 400")
+        shoot(page, "viewer")
+
+        # the other pages render without an error, each captured for the README
+        open_page(page, "Search")
+        page.get_by_role("button", name="Governing law").click()
+        page.get_by_text("passages, best first").wait_for()
+        shoot(page, "search")
+        open_page(page, "Clause graph")
+        page.get_by_test_id("stPlotlyChart").wait_for()
+        shoot(page, "graph")
+        open_page(page, "Contract structure")
+        shoot(page, "contract")
+        open_page(page, "Settings")
+        page.get_by_text("Embedding model (local)").wait_for()
+        shoot(page, "settings")
+        assert page.get_by_test_id("stException").count() == 0
+        browser.close()
+
+    host = app_url.split("//", 1)[1]
+    outside = [u for u in requests if not (u.startswith(f"http://{host}") or u.startswith(f"ws://{host}") or u.startswith("data:") or u.startswith("blob:"))]
+    assert outside == [], f"the browser reached beyond the app: {sorted(set(outside))}"
