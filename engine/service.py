@@ -5,13 +5,16 @@ Pages never touch the store or the pipeline directly: they ask a Library.
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 
-from functools import cached_property
+from pydantic import BaseModel
 
 from engine.embed import Embedder
 from engine.graphcache import DocGraph, GraphCache
-from engine.llm import HostStatus, LLMSpec, host_status, make_llm
+from engine.export import conversation_markdown
+from engine.graphview import GraphLayout, joining_path, layout
+from engine.llm import Backend, HostStatus, LLMSpec, host_status, make_llm, ollama_host
 from engine.plan import make_plan
 from engine.plan_llm import refine
 from engine.render import PageImage, render_page
@@ -21,13 +24,28 @@ from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
 from models.answer import Answer, Citation, Rect, SearchHit
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
+from models.edge import EdgeType
 from models.plan import Filters, QueryPlan
 from models.retrieval import Mode, Passage, Retrieval
 
 
 _HIT_QUOTE_CHARS = 600  # a hit highlights its opening, not a whole long section
 
-__all__ = ["Library", "Progress", "ProgressCallback", "Stage", "expand_paths"]
+__all__ = [
+    "Backend", "GraphLayout", "GraphView", "LLMSpec", "Library", "Progress", "ProgressCallback", "Stage",
+    "conversation_markdown", "expand_paths", "ollama_host",
+]
+
+
+class GraphView(BaseModel):
+    """A contract's graph as drawn, with an answer's clauses and the path that joins them."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    layout: GraphLayout
+    cited: set[str]
+    path_nodes: set[str]
+    path_edges: set[tuple[str, str]]
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
@@ -165,6 +183,13 @@ class Library:
             end = cut if cut > start else start + _HIT_QUOTE_CHARS
         citation = self.answerer.citer.cite_span(clause, start, end)
         return citation.model_copy(update={"number": 1}) if citation else None
+
+    def graph_view(self, doc_id: str, cited: list[str] = (), edge_types: set[EdgeType] | None = None) -> GraphView:
+        """The graph page's picture: the layout (computed once per contract) and the shortest
+        paths over the shown edge types joining the cited clauses."""
+        graph = self.graph(doc_id)
+        nodes, edges = joining_path(graph, list(cited), edge_types)
+        return GraphView(layout=layout(graph), cited=set(cited), path_nodes=nodes, path_edges=edges)
 
     def graph(self, doc_id: str) -> DocGraph:
         """One contract's clause graph (loaded once and kept)."""

@@ -7,7 +7,7 @@ import logging
 import streamlit as st
 
 from engine.errors import ClausegraphError
-from engine.export import conversation_markdown
+from engine.service import conversation_markdown
 from models.clause import ClauseType
 from models.plan import Filters
 from ui.answer_view import show_answer

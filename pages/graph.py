@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.errors import ClausegraphError
-from engine.graphview import joining_path, layout
 from models.edge import EdgeType
 from ui.graph_figure import graph_figure
 from ui.state import conversation, library, open_in_viewer, open_page_in_viewer
@@ -51,14 +50,14 @@ def graph_page() -> None:
     )
     edge_types = set(shown or [])
     cited = _last_answer_clauses(doc_id)
-    path_nodes, path_edges = joining_path(graph, cited, edge_types or None)
-    counts = {t: sum(1 for link in layout(graph).links if link.type is t) for t in _EDGE_NAMES}
+    view = lib.graph_view(doc_id, cited, edge_types or None)
+    counts = {t: sum(1 for link in view.layout.links if link.type is t) for t in _EDGE_NAMES}
     st.caption(
         f"{len(graph.clauses)} clauses · " + " · ".join(f"{counts[t]} {_EDGE_NAMES[t].lower()}" for t in _EDGE_NAMES)
         + (f" · the last answer cites {len(set(cited))} clause(s) here; the red path joins them" if cited else "")
     )
     event = st.plotly_chart(
-        graph_figure(layout(graph), edge_types, set(cited), path_nodes, path_edges),
+        graph_figure(view.layout, edge_types, view.cited, view.path_nodes, view.path_edges),
         on_select="rerun", selection_mode="points", key="graph_chart", width="stretch",
         config={"scrollZoom": True, "displaylogo": False},
     )

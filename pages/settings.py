@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.llm import Backend, LLMSpec, ollama_host
+from engine.service import Backend, LLMSpec, ollama_host
 from ui.state import library
 
 _CHOICES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from engine.graphview import GraphLayout
+from engine.service import GraphLayout
 from models.edge import EdgeType
 
 EDGE_STYLE = {
