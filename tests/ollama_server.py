@@ -122,3 +122,30 @@ def _chat_message(model: str, content: str, done: bool) -> dict:
         message.update(done_reason="stop", total_duration=1000, load_duration=10, prompt_eval_count=10, prompt_eval_duration=10,
                        eval_count=5, eval_duration=10)
     return message
+
+
+# ------------------------------------------------------------------ scripting answers
+
+
+def answers(*drafts: str | dict):
+    """A reply script: the planner's schema gets an empty proposal, the answer schema the drafts in turn."""
+    queue = [d if isinstance(d, str) or callable(d) else json.dumps(d) for d in drafts]
+
+    def reply(request: dict) -> str:
+        if (request.get("format") or {}).get("title") == "DraftAnswer":
+            draft = queue.pop(0)
+            return draft(request) if callable(draft) else draft
+        return "{}"
+
+    return [reply] * (2 * len(drafts) + 2)
+
+
+def claim(statement: str, *quotes: tuple[int, str]) -> dict:
+    return {"statement": statement, "quotes": [{"passage": p, "quote": q} for p, q in quotes]}
+
+
+def passage_number(request: dict, text: str) -> int:
+    """The [Pn] number under which the prompt showed the passage containing `text`."""
+    prompt = request["messages"][-1]["content"]
+    before = prompt[: prompt.index(text)]
+    return int(before[before.rindex("[P") + 2 : before.index("]", before.rindex("[P"))])

@@ -11,7 +11,7 @@ from engine.llm import Backend, LLMSpec
 from engine.textnorm import normalise
 from models.answer import BackendKind
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
-from tests.ollama_server import FakeOllama
+from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 LAW_QUESTION = "Which law governs this agreement?"
 LAW_QUOTE = "This Agreement shall be governed by, and construed in accordance with, English law"
@@ -36,30 +36,6 @@ def with_model(sample_library):
 
     yield attach
     sample_library.use_llm(LLMSpec())
-
-
-def answers(*drafts: str | dict):
-    """A reply script: the planner's schema gets an empty proposal, the answer schema the drafts in turn."""
-    queue = [d if isinstance(d, str) or callable(d) else json.dumps(d) for d in drafts]
-
-    def reply(request: dict) -> str:
-        if (request.get("format") or {}).get("title") == "DraftAnswer":
-            draft = queue.pop(0)
-            return draft(request) if callable(draft) else draft
-        return "{}"
-
-    return [reply] * (2 * len(drafts) + 2)
-
-
-def claim(statement: str, *quotes: tuple[int, str]) -> dict:
-    return {"statement": statement, "quotes": [{"passage": p, "quote": q} for p, q in quotes]}
-
-
-def passage_number(request: dict, text: str) -> int:
-    """The [Pn] number under which the prompt showed the passage containing `text`."""
-    prompt = request["messages"][-1]["content"]
-    before = prompt[: prompt.index(text)]
-    return int(before[before.rindex("[P") + 2 : before.index("]", before.rindex("[P"))])
 
 
 # ------------------------------------------------------------------ extractive

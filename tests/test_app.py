@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.settings import PROJECT_ROOT
 from tests.conftest import GCLOUD, MUTUAL_NDA
-from tests.ollama_server import FakeOllama
+from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 
 @pytest.fixture
@@ -133,7 +135,13 @@ def test_settings_finds_the_local_models_and_the_choice_is_used_and_kept(app_on,
 
     store = tmp_path / "store"
     Library(store).ingest_paths([SAMPLES_DIR / MUTUAL_NDA.name])
-    with FakeOllama(models=["llama3.2:3b", "qwen2.5:7b"]) as server:
+    def english_law(request: dict) -> str:
+        number = passage_number(request, "governed by, and is to be construed in accordance with")
+        return json.dumps({"verdict": "answered", "claims": [claim(
+            "The agreement is governed by English law.", (number, "governed by, and is to be construed in accordance with, English law"),
+        )]})
+
+    with FakeOllama(models=["llama3.2:3b", "qwen2.5:7b"], replies=answers(english_law)) as server:
         at = app_on(store)
         at.switch_page("pages/settings.py").run()
         assert at.radio(key="settings_backend").value == "none"
@@ -145,6 +153,14 @@ def test_settings_finds_the_local_models_and_the_choice_is_used_and_kept(app_on,
         at.button(key="settings_use").click().run()
         assert not at.exception, at.exception
         assert "ollama model qwen2.5:7b" in at.caption[0].value
+        at.switch_page("pages/ask.py").run()
+        assert "Answers are written by **ollama model qwen2.5:7b**" in at.success[0].value
+        at.chat_input[0].set_value("Which law governs this agreement?").run()
+        assert not at.exception, at.exception
+        assert any(m.value.startswith("- The agreement is governed by English law.") for m in at.markdown)
+        assert any("Answered by **ollama model qwen2.5:7b**" in c.value for c in at.caption)
+        assert at.button(key="cite-0-1").label == f"[1] Section 10 · p. 2 · {MUTUAL_NDA.name}"
+        at.switch_page("pages/settings.py").run()
     assert '"model": "qwen2.5:7b"' in (store / "model.json").read_text()
     reopened = Library(store)
     reopened.restore_llm()

@@ -84,6 +84,19 @@ def open_page(page, title: str) -> None:
     page.get_by_role("heading", name=title if title != "Library" else "Contract library").first.wait_for()
 
 
+def click_first_node(page) -> None:
+    """Click the first clause marker where plotly drew it (WebGL points have no DOM element)."""
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot')?._fullLayout")
+    x, y = page.evaluate(
+        """() => {
+            const plot = document.querySelector('.js-plotly-plot'), layout = plot._fullLayout;
+            const nodes = plot.data.find(trace => trace.customdata), box = plot.getBoundingClientRect();
+            return [box.left + layout.margin.l + layout.xaxis.l2p(nodes.x[0]), box.top + layout.margin.t + layout.yaxis.l2p(nodes.y[0])];
+        }"""
+    )
+    page.mouse.click(x, y)
+
+
 def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
     requests: list[str] = []
     with playwright_api.sync_playwright() as driver:
@@ -138,6 +151,9 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
         open_page(page, "Clause graph")
         page.get_by_test_id("stPlotlyChart").wait_for()
         shoot(page, "graph")
+        click_first_node(page)  # a clause clicked in the graph opens in the viewer
+        page.get_by_role("heading", name="Viewer").wait_for()
+        page.get_by_text("Citation [1] of 1").wait_for()
         open_page(page, "Contract structure")
         shoot(page, "contract")
         open_page(page, "Settings")
