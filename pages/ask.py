@@ -11,14 +11,14 @@ from engine.service import conversation_markdown
 from models.clause import ClauseType
 from models.plan import Filters
 from ui.answer_view import show_answer
-from ui.state import conversation, library
+from ui.state import Remembered, conversation, library
 
 log = logging.getLogger(__name__)
 
 
 def _scope(lib) -> tuple[list[str] | None, Filters]:
     documents = lib.documents()
-    with st.sidebar:
+    with st.sidebar, Remembered("ask_docs", "ask_types"):
         st.subheader("Scope")
         labels = {f"{d.file_name}": d.doc_id for d in documents}
         chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="ask_docs", placeholder=f"All {len(documents)} contracts")

@@ -8,7 +8,7 @@ import streamlit as st
 from engine.errors import ClausegraphError
 from models.edge import EdgeType
 from ui.graph_figure import graph_figure
-from ui.state import conversation, library, open_in_viewer, open_page_in_viewer
+from ui.state import Remembered, conversation, library, open_in_viewer, open_page_in_viewer
 
 _EDGE_NAMES = {EdgeType.PARENT_OF: "Hierarchy", EdgeType.REFERENCES: "Cross-references", EdgeType.DEFINES: "Definitions"}
 
@@ -29,7 +29,7 @@ def _last_answer_clauses(doc_id: str) -> list[str]:
 
 
 def graph_page() -> None:
-    lib = library()
+    lib = library()  # the contract follows the last answer
     st.title("Clause graph")
     documents = lib.documents()
     if not documents:
@@ -44,10 +44,10 @@ def graph_page() -> None:
     except ClausegraphError as error:
         st.error(str(error))
         return
-    shown = st.pills(
-        "Edges", list(_EDGE_NAMES), format_func=_EDGE_NAMES.get, selection_mode="multi",
-        default=[EdgeType.REFERENCES, EdgeType.DEFINES], key="graph_edges",
-    )
+    with Remembered("graph_edges"):
+        if "graph_edges" not in st.session_state:
+            st.session_state["graph_edges"] = [EdgeType.REFERENCES, EdgeType.DEFINES]
+        shown = st.pills("Edges", list(_EDGE_NAMES), format_func=_EDGE_NAMES.get, selection_mode="multi", key="graph_edges")
     edge_types = set(shown or [])
     cited = _last_answer_clauses(doc_id)
     view = lib.graph_view(doc_id, cited, edge_types or None)

@@ -11,7 +11,7 @@ from engine.errors import ClausegraphError
 from models.clause import ClauseType
 from models.plan import Filters, PageRange
 from models.retrieval import Mode
-from ui.state import library, open_in_viewer, open_page_in_viewer
+from ui.state import Remembered, library, open_in_viewer, open_page_in_viewer
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def _definition_preset() -> None:
 
 def _filters(lib) -> tuple[list[str] | None, Filters, Mode]:
     documents = lib.documents()
-    with st.sidebar:
+    with st.sidebar, Remembered("search_docs", "search_types", "search_sections", "search_page_from", "search_page_to", "search_mode"):
         st.subheader("Search in")
         labels = {d.file_name: d.doc_id for d in documents}
         chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="search_docs", placeholder=f"All {len(documents)} contracts")
@@ -105,7 +105,8 @@ def search_page() -> None:
         return
     doc_ids, filters, mode = _filters(lib)
     _presets()
-    query = st.text_input("Search the clauses", key="search_query", placeholder="e.g. notice period for termination")
+    with Remembered("search_query"):
+        query = st.text_input("Search the clauses", key="search_query", placeholder="e.g. notice period for termination")
     if not query.strip():
         st.caption("Type a query, or pick a preset.")
         return

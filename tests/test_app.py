@@ -105,8 +105,9 @@ def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, 
     at.switch_page("pages/viewer.py").run()
     assert any(m.value.startswith("**Citation [2] of ") for m in at.markdown)
 
-    at.switch_page("pages/ask.py").run()  # the conversation survives the trip
+    at.switch_page("pages/ask.py").run()  # the conversation and the scope survive the trip
     assert at.button(key="cite-0-1").label.startswith("[1]")
+    assert at.multiselect(key="ask_docs").value == [GCLOUD.name]
 
 
 def test_an_abstention_looks_different_and_offers_the_closest_clauses(app_on, sample_library):

@@ -42,12 +42,40 @@ def conversation() -> list:
 def open_in_viewer(citations: list, index: int = 0) -> None:
     """Show citation `index` of `citations` in the viewer, with next/previous through the rest."""
     st.session_state["viewer"] = {"citations": [c.model_dump() for c in citations], "index": index}
-    st.session_state.pop("viewer_page", None)
-    st.switch_page(VIEWER_PAGE)
+    _fresh_viewer()
 
 
 def open_page_in_viewer(doc_id: str, page: int) -> None:
     """Show a page with nothing highlighted (a search hit's clause, a graph node)."""
     st.session_state["viewer"] = {"doc_id": doc_id, "page": page, "citations": [], "index": 0}
-    st.session_state.pop("viewer_page", None)
+    _fresh_viewer()
+
+
+def _fresh_viewer() -> None:
+    for key in ("viewer_page", "viewer_outline", "viewer_outline_done", "viewer_doc"):
+        st.session_state.pop(key, None)
     st.switch_page(VIEWER_PAGE)
+
+
+class Remembered:
+    """Widgets whose values outlive a visit to another page.
+
+    Streamlit forgets a widget's value when a run does not draw it, and a page cannot read
+    the value before its widget is drawn again; so the page puts the last value back before
+    drawing (`with Remembered(...)`) and copies it aside after.
+    """
+
+    def __init__(self, *keys: str) -> None:
+        self.keys = keys
+
+    def __enter__(self) -> Remembered:
+        for key in self.keys:
+            saved = f"_remembered_{key}"
+            if key not in st.session_state and saved in st.session_state:
+                st.session_state[key] = st.session_state[saved]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for key in self.keys:
+            if key in st.session_state:
+                st.session_state[f"_remembered_{key}"] = st.session_state[key]
