@@ -69,19 +69,23 @@ def viewer_page() -> None:
         doc_id = names[st.selectbox("Contract", list(names), index=list(names).index(fallback), key="viewer_doc")]
         if doc_id != state.get("doc_id"):
             st.session_state["viewer"] = state = {"doc_id": doc_id, "page": 1, "citations": [], "index": 0}
+            st.session_state.pop("viewer_page", None)
     try:
         detail = lib.detail(doc_id)
     except ClausegraphError as error:
         st.error(f"This contract is no longer in the library ({error}).")
         return
     cited_page = citation.page if citation else state.get("page", 1)
-    page = st.session_state.get("viewer_page", cited_page)
+    page = min(max(1, st.session_state.get("viewer_page", cited_page)), detail.document.pages)
     side, main = st.columns([1, 3])
     with side:
         _outline(detail, page)
         focus = st.toggle("Zoom to the quote", value=True, key="viewer_focus", disabled=citation is None)
         if citation is not None and citation.page_end > citation.page:
             st.caption(f"The quote runs over pages {citation.page}–{citation.page_end}; each part is highlighted.")
+        if citation is not None and st.button("Browse other contracts", key="viewer_leave", icon=":material/folder_open:"):
+            st.session_state["viewer"] = {"doc_id": doc_id, "page": page, "citations": [], "index": 0}
+            st.rerun()
     with main:
         pages = [page]
         if citation is not None and page == citation.page:

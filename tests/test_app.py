@@ -208,3 +208,5 @@ def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(ap
     at.button(key="graph_open").click().run()
     assert at.title[0].value == "Viewer"
     assert any(m.value.startswith("**Citation [1] of 1**") and "Section 8.7 · page 17" in m.value for m in at.markdown)
+    at.selectbox(key="viewer_doc").select(MUTUAL_NDA.name).run()  # a two-page contract starts at its first page
+    assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{MUTUAL_NDA.name} — page 1 of 2"]
