@@ -128,6 +128,8 @@ def test_the_viewer_opens_any_contract_and_its_outline_jumps_to_a_clause(app_on,
     at.selectbox(key="viewer_outline").select(clause).run()
     assert not at.exception, at.exception
     assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{GCLOUD.name} — page 9 of 31"]
+    at.selectbox(key="viewer_doc").select(MUTUAL_NDA.name).run()  # a two-page contract starts at its first page
+    assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{MUTUAL_NDA.name} — page 1 of 2"]
 
 
 def test_settings_finds_the_local_models_and_the_choice_is_used_and_kept(app_on, tmp_path):
@@ -208,5 +210,3 @@ def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(ap
     at.button(key="graph_open").click().run()
     assert at.title[0].value == "Viewer"
     assert any(m.value.startswith("**Citation [1] of 1**") and "Section 8.7 · page 17" in m.value for m in at.markdown)
-    at.selectbox(key="viewer_doc").select(MUTUAL_NDA.name).run()  # a two-page contract starts at its first page
-    assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{MUTUAL_NDA.name} — page 1 of 2"]
