@@ -1,0 +1,110 @@
+"""Train the clause-presence model on the CUAD dev contracts and save it for ingest.
+
+    .venv/bin/python bench/train_presence.py [--cache FILE] [--workers 2]
+
+Per CUAD category, a logistic regression over TF-IDF word uni- and bigrams scores each
+sentence of a contract; a contract has the clause when its best sentence scores at least the
+category's threshold. Sentences are labelled by the lawyers' spans (a sentence holding the
+start of a labelled span is positive). Thresholds are chosen on 5-fold cross-validated dev
+scores (folds by contract), then the model is refitted on all dev contracts. Test contracts
+are never read here: bench/fields.py measures on them.
+
+Writes engine/fields/presence_model.npz.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+
+from common import cuad_labels, cuad_manifest, require_shared_data
+from fields import load_clauses
+
+from engine.fields.presence import CATEGORIES, MODEL_FILE, contract_sentences, presence_text
+
+MIN_POSITIVE_CONTRACTS = 5
+REGULARISATION = 4.0
+FOLDS = 5
+
+
+def labelled_sentences(contracts, parsed, labels):
+    """(contract id, sentence text, categories whose labelled span starts in it)."""
+    rows = []
+    for contract in contracts:
+        by_category = {r["category"]: r for r in labels.get(contract["id"], [])}
+        spans = {
+            category: [presence_text(a["text"])[:80] for a in row["answers"] if len(a["text"].split()) >= 3]
+            for category, row in by_category.items()
+            if category in CATEGORIES and row["answerable"]
+        }
+        for _, text in contract_sentences(parsed[contract["id"]]):
+            positive = {c for c, found in spans.items() if any(s[:60] in text or (len(text) > 30 and text[:60] in s) for s in found)}
+            rows.append((contract["id"], text, positive))
+    return rows
+
+
+def best_threshold(contract_ids, scores, truth: dict[str, bool]) -> tuple[float, float]:
+    best_of = {}
+    for contract_id, score in zip(contract_ids, scores):
+        best_of[contract_id] = max(best_of.get(contract_id, 0.0), score)
+    results = []
+    for threshold in np.arange(0.30, 0.995, 0.02):
+        tp = sum(1 for k, v in truth.items() if v and best_of.get(k, 0) >= threshold)
+        fp = sum(1 for k, v in truth.items() if not v and best_of.get(k, 0) >= threshold)
+        fn = sum(1 for k, v in truth.items() if v and best_of.get(k, 0) < threshold)
+        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        results.append((f1, float(threshold)))
+    return max(results)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, help="parsed clauses kept by bench/fields.py --cache")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    require_shared_data()
+    started = time.perf_counter()
+    dev = [c for c in cuad_manifest("dev") if c["labelled"]]
+    labels = cuad_labels()
+    parsed = load_clauses(cuad_manifest(None), args.workers, args.cache)
+    rows = labelled_sentences(dev, parsed, labels)
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=3, sublinear_tf=True, max_features=20000, dtype=np.float32)
+    x = vectorizer.fit_transform([r[1] for r in rows])
+    groups = np.array([r[0] for r in rows])
+    coefficients, intercepts, thresholds, kept, cv_f1 = [], [], [], [], []
+    for category in CATEGORIES:
+        y = np.array([category in r[2] for r in rows])
+        truth = {c["id"]: any(r["category"] == category and r["answerable"] for r in labels.get(c["id"], [])) for c in dev}
+        if sum(truth.values()) < MIN_POSITIVE_CONTRACTS or y.sum() < MIN_POSITIVE_CONTRACTS:
+            print(f"{category:36} skipped: too few labelled contracts in dev")
+            continue
+        held_out = np.zeros(len(rows))
+        for train, test in GroupKFold(FOLDS).split(x, y, groups):
+            model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(x[train], y[train])
+            held_out[test] = model.predict_proba(x[test])[:, 1]
+        f1, threshold = best_threshold(groups, held_out, truth)
+        model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(x, y)
+        coefficients.append(model.coef_[0].astype(np.float32))
+        intercepts.append(float(model.intercept_[0]))
+        thresholds.append(threshold)
+        kept.append(category)
+        cv_f1.append(f1)
+        print(f"{category:36} cross-validated dev F1 {f1:.3f} at threshold {threshold:.2f}")
+    vocabulary = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
+    np.savez_compressed(
+        MODEL_FILE, categories=np.array(kept), vocabulary=np.array(vocabulary), idf=vectorizer.idf_.astype(np.float32),
+        coefficients=np.vstack(coefficients), intercepts=np.array(intercepts), thresholds=np.array(thresholds), cv_f1=np.array(cv_f1),
+    )
+    print(f"mean cross-validated dev F1 {np.mean(cv_f1):.3f} over {len(kept)} categories; wrote {MODEL_FILE} "
+          f"({MODEL_FILE.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

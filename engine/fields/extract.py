@@ -1,0 +1,62 @@
+"""Read a contract's fields from its clauses: the governing law and which kinds of clause it has."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from engine.fields.jurisdiction import jurisdiction_in
+from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
+from engine.matching import sentence_spans
+from models.clause import Clause, ClauseType
+from models.fields import ContractFields, FieldValue, Presence
+
+_CHOOSES_LAW = re.compile(
+    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bsubject to the laws\b|\bin accordance with the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
+)
+_INCORPORATION = re.compile(r"\borgani[sz]ed\b|\bincorporated\b|\bexisting under\b|\bformed under\b", re.I)
+
+
+def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> ContractFields:
+    ordered = sorted(clauses, key=lambda c: c.order)
+    sentences = [(clause, start, end) for clause in ordered for start, end in sentence_spans(clause.text)]
+    return ContractFields(doc_id=doc_id, title=title, governing_law=_governing_law(ordered, sentences), presence=_presence(ordered))
+
+
+def _value(clause: Clause, start: int, end: int, value: str) -> FieldValue:
+    return FieldValue(value=value, clause_id=clause.clause_id, ref=clause.ref, page=clause.page_start, quote=clause.text[start:end])
+
+
+def _governing_law(clauses: list[Clause], sentences) -> FieldValue | None:
+    """The jurisdiction a choice-of-law sentence names; a governing-law clause is read first."""
+    typed = [s for s in sentences if s[0].clause_type is ClauseType.GOVERNING_LAW or ClauseType.GOVERNING_LAW in s[0].topics]
+    for clause, start, end in typed + sentences:
+        sentence = clause.text[start:end]
+        if not _CHOOSES_LAW.search(sentence) or _INCORPORATION.search(sentence):
+            continue
+        name = jurisdiction_in(sentence)
+        if name is not None:
+            return _value(clause, start, end, name)
+    return None
+
+
+def _presence(clauses: list[Clause]) -> dict[str, Presence]:
+    """Each category the model knows: present when the contract's best sentence reaches its
+    threshold; the clauses of every sentence that does, and the best ones as evidence."""
+    model = presence_model()
+    sentences = contract_sentences(clauses)
+    scores = model.scores([text for _, text in sentences])
+    found: dict[str, Presence] = {}
+    for column, category in enumerate(model.categories):
+        threshold = model.thresholds[category]
+        ranked = [row for row in np.argsort(-scores[:, column]) if scores[row, column] >= threshold] if len(sentences) else []
+        presence = Presence(present=bool(ranked))
+        for row in ranked:
+            clause, start, end = sentences[row][0]
+            if clause.clause_id not in presence.clause_ids:
+                presence.clause_ids.append(clause.clause_id)
+            if len(presence.evidence) < EVIDENCE_SENTENCES:
+                presence.evidence.append(_value(clause, start, end, category))
+        found[category] = presence
+    return found

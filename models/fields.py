@@ -1,0 +1,30 @@
+"""Per-contract fields extracted at ingest, each value with the clause and words it came from."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class FieldValue(BaseModel):
+    """One extracted value and where the contract says it."""
+
+    value: str
+    clause_id: str
+    ref: str
+    page: int
+    quote: str = Field(description="the sentence the value was read from, verbatim from the clause text")
+
+
+class Presence(BaseModel):
+    """Whether the contract has a clause of one kind, and the clauses that show it."""
+
+    present: bool
+    clause_ids: list[str] = Field(default_factory=list)
+    evidence: list[FieldValue] = Field(default_factory=list, description="the first sentences that show it")
+
+
+class ContractFields(BaseModel):
+    doc_id: str
+    title: str = ""
+    governing_law: FieldValue | None = None  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
+    presence: dict[str, Presence] = Field(default_factory=dict, description="category name -> presence")

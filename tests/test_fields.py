@@ -1,0 +1,57 @@
+"""Contract fields read from real contracts: the governing law with its clause and words, and
+which kinds of clause a contract has."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.fields import extract_fields
+from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
+from tests.conftest import GCLOUD, MUTUAL_NDA
+
+
+@pytest.mark.parametrize(
+    ("sentence", "jurisdiction"),
+    [
+        ("This Agreement shall be governed by the laws of the State of New\nYork, without regard to conflicts of law", "New York"),
+        ("governed by and construed in accordance with the laws and decisions of the State of Michigan", "Michigan"),
+        ("the laws in force in the Province of Ontario (excluding any conflict of laws rule", "Ontario, Canada"),
+        ("accepted by Company in the State of Nevada and shall be governed by and construed in accordance with the laws thereof", "Nevada"),
+        ("governed by the laws of the United States of America and of the State of Texas", "Texas"),
+        ("shall be governed by PRC Laws", "People's Republic of China"),
+        ("is governed by and construed in accordance with English law", "England"),
+        ("governed by the laws of England and Wales", "England and Wales"),
+        ("The parties agree to meet in Paris twice a year", None),
+    ],
+)
+def test_the_jurisdiction_a_governing_law_sentence_chooses(sentence, jurisdiction):
+    assert jurisdiction_in(sentence) == jurisdiction
+
+
+def test_jurisdictions_compare_by_name_whatever_the_prefix():
+    assert jurisdiction_key("Province of Ontario, Canada") == jurisdiction_key("Ontario, Canada") == "ontario"
+    assert jurisdiction_key("Federal Republic of Germany") == "germany"
+    assert jurisdiction_key("England; Wales") == jurisdiction_key("England") == "england"
+
+
+def fields_of(library, path):
+    document = library.find(path.name)
+    return extract_fields(document.doc_id, library.graph(document.doc_id).clauses, document.title)
+
+
+def test_the_governing_law_keeps_its_clause_page_and_words(sample_library):
+    law = fields_of(sample_library, MUTUAL_NDA).governing_law
+    assert (law.value, law.ref, law.page) == ("England", "10", 2)
+    assert law.quote == "This Agreement is governed by, and is to be construed in accordance with, English law."
+    assert fields_of(sample_library, GCLOUD).governing_law.value == "England and Wales"
+    assert fields_of(sample_library, GCLOUD).governing_law.ref == "8.7"
+
+
+def test_presence_flags_point_at_the_clauses_that_show_them(sample_library):
+    fields = fields_of(sample_library, GCLOUD)
+    refs = {category: [c.split(":", 1)[1] for c in p.clause_ids] for category, p in fields.presence.items() if p.present}
+    assert refs["Insurance"][0] == "8.32"  # "The Supplier will have employer’s liability insurance of at least £5,000,000"
+    assert "4.6.1" in refs["Cap On Liability"]
+    evidence = fields.presence["Insurance"].evidence[0]
+    assert evidence.ref == "8.32" and "insurance" in evidence.quote.lower()
+    assert not fields_of(sample_library, MUTUAL_NDA).presence["Insurance"].present
