@@ -18,6 +18,7 @@ from engine.harness import to_output
 from engine.llm import parse_llm
 from engine.service import Library
 from models.answer import Answer, BackendKind, section_name
+from models.enumeration import Enumeration
 from models.retrieval import Mode
 
 
@@ -28,6 +29,10 @@ def main(args, library: Library) -> int:
         print("error: the library is empty; add contracts with: python -m engine ingest PATH...", file=sys.stderr)
         return 1
     doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    listing = library.enumerate(args.question, doc_ids)
+    if listing is not None:
+        print(json.dumps(enumeration_json(listing), indent=2, ensure_ascii=False) if args.json else render_enumeration(listing))
+        return 0
     answerer = Answerer(library)
     graphs = library.scope(doc_ids)
     retrieval = library.search(args.question, doc_ids, Mode(args.mode), graphs=graphs)
@@ -40,6 +45,36 @@ def main(args, library: Library) -> int:
         return 0
     print(render(answer))
     return 0
+
+
+def enumeration_json(listing: Enumeration) -> dict:
+    """`{"documents": [{doc_id, file, value, citation}], "citations": [...]}`, citations as FORMAT.md has them."""
+
+    def cited(citation) -> dict | None:
+        return None if citation is None else {"doc": citation.file_name, "page": citation.page, "quote": citation.quote}
+
+    return {
+        "documents": [{"doc_id": d.doc_id, "file": d.file, "value": d.value, "citation": cited(d.citation)} for d in listing.documents],
+        "citations": [cited(c) for c in listing.citations],
+        "count": len(listing.documents),
+        "searched": listing.searched,
+        "notes": listing.notes,
+    }
+
+
+def render_enumeration(listing: Enumeration) -> str:
+    query = listing.query
+    asked = [f"titled {query.document_type} agreements"] if query.document_type and not any("type was not used" in n for n in listing.notes) else []
+    asked += [f"governed by {query.governing_law} law"] if query.governing_law else []
+    asked += [f"with {c}" for c in query.categories]
+    head = f"{len(listing.documents)} of {listing.searched} contracts " + (" and ".join(asked) or "match") + "."
+    lines = [f"Answered from the contract fields (every contract in scope checked)", "", head]
+    if query.kind == "list" or listing.documents:
+        for row in listing.documents:
+            where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{' '.join(row.citation.quote.split())[:200]}”" if row.citation else ""
+            lines.append(f"  [{row.citation.number if row.citation else '-'}] {row.file} ({row.value}){where}")
+    lines += [f"note: {note}" for note in listing.notes]
+    return "\n".join(lines)
 
 
 def _progress(text: str) -> None:

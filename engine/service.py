@@ -13,6 +13,8 @@ from pydantic import BaseModel
 from engine.embed import Embedder
 from engine.graphcache import DocGraph, GraphCache
 from engine.export import conversation_markdown
+from engine.enumerate import enumerate_contracts, field_query
+from engine.fields import EXTRACTOR_VERSION, extract_fields
 from engine.graphview import GraphLayout, joining_path, layout
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, make_llm, ollama_host
 from engine.plan import make_plan
@@ -25,6 +27,8 @@ from engine.store import ClauseStore
 from models.answer import Answer, Citation, Rect, SearchHit
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.edge import EdgeType
+from models.enumeration import Enumeration
+from models.fields import ContractFields
 from models.plan import Filters, QueryPlan
 from models.retrieval import Mode, Passage, Retrieval
 
@@ -190,6 +194,37 @@ class Library:
         graph = self.graph(doc_id)
         nodes, edges = joining_path(graph, list(cited), edge_types)
         return GraphView(layout=layout(graph), cited=set(cited), path_nodes=nodes, path_edges=edges)
+
+    def contract_fields(self, doc_ids: list[str] | None = None) -> list[ContractFields]:
+        """Each contract's fields (all contracts when none are given), library order. A contract
+        stored before fields existed, or by an older extractor, is read again from its clauses
+        and the result kept: an old store upgrades itself as it is used."""
+        stored = self.store.fields()
+        wanted = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
+        result = []
+        for doc_id in wanted:
+            version, fields = stored.get(doc_id, ("", None))
+            if fields is None or version != EXTRACTOR_VERSION:
+                graph = self.graph(doc_id)
+                fields = extract_fields(doc_id, graph.clauses, graph.document.title)
+                self.store.put_fields(fields, EXTRACTOR_VERSION)
+            result.append(fields)
+        return result
+
+    def enumerate(self, question: str, doc_ids: list[str] | None = None) -> Enumeration | None:
+        """A complete answer to "which contracts..." / "how many..." from every contract's
+        fields; None when the question is not such a question (then ask() answers it)."""
+        fields = self.contract_fields(doc_ids)
+        known = sorted({c for f in fields for c in f.presence})
+        query = field_query(question, known)
+        if query is None:
+            return None
+        names = {d.doc_id: d.file_name for d in self.documents()}
+        return enumerate_contracts(query, fields, names, self.answerer.citer, self._clause_by_id)
+
+    def _clause_by_id(self, clause_id: str):
+        doc_id = clause_id.split(":", 1)[0]
+        return self.graph(doc_id).by_id.get(clause_id)
 
     def graph(self, doc_id: str) -> DocGraph:
         """One contract's clause graph (loaded once and kept)."""

@@ -30,6 +30,7 @@ from engine.errors import NotFoundError
 from models.clause import Clause
 from models.document import Definition, Document, DocumentDetail
 from models.edge import Edge
+from models.fields import ContractFields
 
 SCHEMA_VERSION = 1
 
@@ -117,14 +118,25 @@ PAGES_SCHEMA = pa.schema(
         ("y1", pa.list_(pa.float32())),
     ]
 )
+FIELDS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("extractor_version", pa.string()),
+        ("governing_law", pa.string()),  # the jurisdiction, "" when none was found: filterable as is
+        ("present", pa.list_(pa.string())),  # clause categories the contract has
+        ("fields", pa.string()),  # JSON: ContractFields, every value with its clause and sentence
+    ]
+)
+
 _SCHEMAS = {
     "documents": DOCUMENTS_SCHEMA,
     "clauses": CLAUSES_SCHEMA,
     "windows": WINDOWS_SCHEMA,
     "edges": EDGES_SCHEMA,
     "pages": PAGES_SCHEMA,
+    "fields": FIELDS_SCHEMA,
 }
-_CHILD_TABLES = ("clauses", "windows", "edges", "pages")
+_CHILD_TABLES = ("clauses", "windows", "edges", "pages", "fields")
 
 
 def _quote(value: str) -> str:
@@ -209,10 +221,14 @@ class ClauseStore:
         edges: list[Edge],
         pages: list[dict],
         pdf_bytes: bytes,
+        fields: ContractFields | None = None,
+        extractor_version: str = "",
     ) -> None:
         """Write one contract; its document row goes last, so it appears whole or not at all."""
         doc_id = document.doc_id
         (self.files_dir / f"{doc_id}.pdf").write_bytes(pdf_bytes)
+        if fields is not None:
+            self.put_fields(fields, extractor_version)
         if pages:
             self._tables["pages"].add(pa.Table.from_pylist(pages, schema=PAGES_SCHEMA))
         if edges:
@@ -223,6 +239,23 @@ class ClauseStore:
             rows = [self._clause_row(c, v, document.embedding_model) for c, v in zip(clauses, clause_vectors)]
             self._tables["clauses"].add(pa.Table.from_pylist(rows, schema=CLAUSES_SCHEMA))
         self._tables["documents"].add(pa.Table.from_pylist([self._document_row(document)], schema=DOCUMENTS_SCHEMA))
+
+    def put_fields(self, fields: ContractFields, extractor_version: str) -> None:
+        """Write (or replace) one contract's fields."""
+        table = self._tables["fields"]
+        table.delete(f"doc_id = {_quote(fields.doc_id)}")
+        row = {
+            "doc_id": fields.doc_id, "extractor_version": extractor_version,
+            "governing_law": fields.governing_law.value if fields.governing_law else "",
+            "present": [category for category, presence in fields.presence.items() if presence.present],
+            "fields": fields.model_dump_json(),
+        }
+        table.add(pa.Table.from_pylist([row], schema=FIELDS_SCHEMA))
+
+    def fields(self) -> dict[str, tuple[str, ContractFields]]:
+        """doc_id -> (extractor version, fields) for every contract whose fields are stored."""
+        rows = self._tables["fields"].to_lance().to_table(columns=["doc_id", "extractor_version", "fields"]).to_pylist()
+        return {row["doc_id"]: (row["extractor_version"], ContractFields.model_validate_json(row["fields"])) for row in rows}
 
     def delete_document(self, doc_id: str) -> None:
         """Remove a document and every row that belongs to it."""

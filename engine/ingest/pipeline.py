@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.embed import Embedder
 from engine.errors import ClausegraphError, IngestError
+from engine.fields import EXTRACTOR_VERSION, extract_fields
 from engine.ingest.clauses import segment
 from engine.ingest.graph import ClauseGraph, build_graph
 from engine.ingest.pdf import DocumentText, read_pdf
@@ -189,9 +190,10 @@ def ingest_bytes(
         document = _document(parsed, embedder, len(data), seconds=store_started - started)
         if store.document(parsed.doc_id) is not None:  # an older parser's version of the same file
             store.delete_document(parsed.doc_id)
+        fields = extract_fields(parsed.doc_id, parsed.graph.clauses, parsed.graph.title)
         store.add_contract(
             document, parsed.graph.clauses, clause_vectors, windows, parsed.graph.edges,
-            page_rows(parsed.doc_id, parsed.text), data,
+            page_rows(parsed.doc_id, parsed.text), data, fields, EXTRACTOR_VERSION,
         )
         finished = time.perf_counter()
         progress(Progress(file_name, Stage.STORE, 1.0, "done"))

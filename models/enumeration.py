@@ -1,0 +1,38 @@
+"""Corpus-wide questions ("which contracts...", "how many...") and their complete answers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from models.answer import Citation
+
+
+class FieldQuery(BaseModel):
+    """What an enumeration question asks for, as a filter over the contract fields."""
+
+    question: str
+    kind: Literal["list", "count"] = "list"
+    governing_law: str | None = Field(default=None, description="a jurisdiction name from the gazetteer")
+    document_type: str | None = Field(default=None, description="a kind of agreement the question names, e.g. 'distributor'")
+    categories: list[str] = Field(default_factory=list, description="clause categories every listed contract must have")
+    unknown: list[str] = Field(default_factory=list, description="values the question names that the planner cannot use")
+
+
+class ListedContract(BaseModel):
+    doc_id: str
+    file: str = Field(description="the ingested file's name")
+    value: str = Field(description="what matched: the jurisdiction, or the clause categories found")
+    citation: Citation | None = None
+
+
+class Enumeration(BaseModel):
+    query: FieldQuery
+    documents: list[ListedContract]
+    searched: int = Field(description="contracts in scope, all of which were checked")
+    notes: list[str] = Field(default_factory=list, description="values asked for that no contract has, and the like")
+
+    @property
+    def citations(self) -> list[Citation]:
+        return [d.citation for d in self.documents if d.citation is not None]

@@ -1,0 +1,61 @@
+"""Corpus-wide questions answered completely from the contract fields, each row cited."""
+
+from __future__ import annotations
+
+import json
+
+from engine.enumerate import field_query
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+from tests.test_cli import engine
+
+CATEGORIES = ["Audit Rights", "Change Of Control", "Insurance", "Anti-Assignment", "Ip Ownership Assignment"]
+
+
+def test_enumeration_questions_become_field_filters():
+    query = field_query("Which contracts are governed by New York law?", CATEGORIES)
+    assert (query.kind, query.governing_law, query.categories) == ("list", "New York", [])
+    query = field_query("How many distributor agreements have an audit right?", CATEGORIES)
+    assert (query.kind, query.governing_law, query.categories, query.document_type) == ("count", None, ["Audit Rights"], "distributor")
+    query = field_query("List every agreement with a change-of-control clause", CATEGORIES)
+    assert query.categories == ["Change Of Control"]
+    query = field_query("Which contracts are governed by Utopian law?", CATEGORIES)
+    assert query.governing_law is None and query.unknown == ["Utopian law"]
+    assert field_query("Which law governs this agreement?", CATEGORIES) is None  # one contract's question: search answers it
+    assert field_query("What is the liability cap?", CATEGORIES) is None
+
+
+def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
+    listing = sample_library.enumerate("Which contracts are governed by English law?")
+    assert listing.searched == 3
+    assert {(d.file, d.value) for d in listing.documents} == {
+        (MUTUAL_NDA.name, "England"), (HIGHWAYS_NDA.name, "England"), (GCLOUD.name, "England and Wales"),
+    }
+    law = {d.file: d.citation for d in listing.documents}
+    assert (law[HIGHWAYS_NDA.name].ref, law[HIGHWAYS_NDA.name].page) == ("8.1", 7)
+    assert law[GCLOUD.name].rects  # highlightable like any citation
+
+    insured = sample_library.enumerate("Which contracts have an insurance clause?")
+    assert [(d.file, d.citation.ref) for d in insured.documents] == [(GCLOUD.name, "8.32")]
+
+    framework = sample_library.enumerate("Which framework agreements are governed by English law?")
+    assert [d.file for d in framework.documents] == [GCLOUD.name] and framework.searched == 3
+
+
+def test_a_value_no_contract_has_is_reported_not_guessed(sample_library):
+    listing = sample_library.enumerate("Which contracts are governed by Texas law?")
+    assert listing.documents == []
+    assert listing.notes == ["no contract in scope is governed by Texas law; the laws found are: England, England and Wales"]
+    unknown = sample_library.enumerate("Which contracts are governed by Utopian law?")
+    assert unknown.documents == [] and unknown.notes[0].startswith("Utopian law: no contract's governing law is known")
+
+
+def test_the_cli_returns_the_complete_list_as_json(tmp_path):
+    db = str(tmp_path / "store")
+    assert engine("ingest", "--db", db, str(MUTUAL_NDA), str(GCLOUD)).returncode == 0
+    result = engine("ask", "--db", db, "--json", "Which contracts are governed by English law?")
+    output = json.loads(result.stdout)
+    assert [d["file"] for d in output["documents"]] == [MUTUAL_NDA.name, GCLOUD.name]
+    first = output["documents"][0]
+    assert first["value"] == "England" and first["citation"]["page"] == 2
+    assert first["citation"]["quote"].startswith("This Agreement is governed by, and is to be construed in accordance with, English law")
+    assert output["citations"] == [d["citation"] for d in output["documents"]]
