@@ -64,11 +64,8 @@ def enumeration_json(listing: Enumeration) -> dict:
 
 def render_enumeration(listing: Enumeration) -> str:
     query = listing.query
-    asked = [f"titled {query.document_type} agreements"] if query.document_type and not any("type was not used" in n for n in listing.notes) else []
-    asked += [f"governed by {query.governing_law} law"] if query.governing_law else []
-    asked += [f"with {c}" for c in query.categories]
-    head = f"{len(listing.documents)} of {listing.searched} contracts " + (" and ".join(asked) or "match") + "."
-    lines = [f"Answered from the contract fields (every contract in scope checked)", "", head]
+    head = listing.headline()
+    lines = ["Answered from the contract fields (every contract in scope checked)", "", head]
     if query.kind == "list" or listing.documents:
         for row in listing.documents:
             where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{' '.join(row.citation.quote.split())[:200]}”" if row.citation else ""

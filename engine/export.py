@@ -7,11 +7,15 @@ the clauses it pointed to), and for every [n] the file, section, page and exact 
 from __future__ import annotations
 
 from models.answer import Answer, section_name
+from models.enumeration import Enumeration
 
 
-def conversation_markdown(answers: list[Answer], title: str = "Clausegraph conversation") -> str:
+def conversation_markdown(answers: list[Answer | Enumeration], title: str = "Clausegraph conversation") -> str:
     lines = [f"# {title}", ""]
     for number, answer in enumerate(answers, start=1):
+        if isinstance(answer, Enumeration):
+            lines += _listing(number, answer)
+            continue
         lines += [f"## {number}. {answer.question}", "", f"*Answered by {answer.backend_label}.*", "", answer.lead, ""]
         lines += [f"- {claim.text} " + "".join(f"[{n}]" for n in claim.citations) for claim in answer.claims]
         if answer.citations:
@@ -27,6 +31,17 @@ def conversation_markdown(answers: list[Answer], title: str = "Clausegraph conve
             lines += [""] + [f"> note: {note}" for note in answer.notes]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _listing(number: int, listing: Enumeration) -> list[str]:
+    lines = [f"## {number}. {listing.query.question}", "", f"*{listing.headline()} Answered from the contract fields.*", ""]
+    for row in listing.documents:
+        where = ""
+        if row.citation is not None:
+            where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{_one_line(row.citation.quote)}”"
+        lines.append(f"- {row.file} ({row.value}){where}")
+    lines += [f"> note: {note}" for note in listing.notes] + [""]
+    return lines
 
 
 def _one_line(text: str) -> str:

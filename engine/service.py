@@ -15,6 +15,7 @@ from engine.graphcache import DocGraph, GraphCache
 from engine.export import conversation_markdown
 from engine.enumerate import enumerate_contracts, field_query
 from engine.fields import EXTRACTOR_VERSION, extract_fields
+from engine.fields.presence import presence_model
 from engine.graphview import GraphLayout, joining_path, layout
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, make_llm, ollama_host
 from engine.plan import make_plan
@@ -28,7 +29,7 @@ from models.answer import Answer, Citation, Rect, SearchHit
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.edge import EdgeType
 from models.enumeration import Enumeration
-from models.fields import ContractFields
+from models.fields import ContractFields, FieldValue
 from models.plan import Filters, QueryPlan
 from models.retrieval import Mode, Passage, Retrieval
 
@@ -221,6 +222,17 @@ class Library:
             return None
         names = {d.doc_id: d.file_name for d in self.documents()}
         return enumerate_contracts(query, fields, names, self.answerer.citer, self._clause_by_id)
+
+    @staticmethod
+    def flagged_categories() -> list[str]:
+        """The clause categories the presence model finds well enough to show as flags."""
+        return list(presence_model().reliable)
+
+    def cite_field(self, value: FieldValue) -> Citation | None:
+        """A field value's sentence as a checked citation, for the viewer."""
+        clause = self._clause_by_id(value.clause_id)
+        citation = self.answerer.citer.cite(clause, value.quote) if clause is not None else None
+        return citation.model_copy(update={"number": 1}) if citation else None
 
     def _clause_by_id(self, clause_id: str):
         doc_id = clause_id.split(":", 1)[0]

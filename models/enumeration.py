@@ -33,6 +33,15 @@ class Enumeration(BaseModel):
     searched: int = Field(description="contracts in scope, all of which were checked")
     notes: list[str] = Field(default_factory=list, description="values asked for that no contract has, and the like")
 
+    def headline(self) -> str:
+        """"3 of 75 contracts titled distributor agreements and with Audit Rights." """
+        query = self.query
+        type_used = query.document_type and not any("type was not used" in note for note in self.notes)
+        asked = [f"titled {query.document_type} agreements"] if type_used else []
+        asked += [f"governed by the law of {query.governing_law}"] if query.governing_law else []
+        asked += [f"with {category}" for category in query.categories]
+        return f"{len(self.documents)} of {self.searched} contracts " + (" and ".join(asked) or "match") + "."
+
     @property
     def citations(self) -> list[Citation]:
         return [d.citation for d in self.documents if d.citation is not None]

@@ -26,5 +26,6 @@ class Presence(BaseModel):
 class ContractFields(BaseModel):
     doc_id: str
     title: str = ""
+    document_type: str = Field(default="", description="the agreement family its title names, e.g. 'License'")
     governing_law: FieldValue | None = None  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
     presence: dict[str, Presence] = Field(default_factory=dict, description="category name -> presence")

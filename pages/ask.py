@@ -10,7 +10,8 @@ from engine.errors import ClausegraphError
 from engine.service import conversation_markdown
 from models.clause import ClauseType
 from models.plan import Filters
-from ui.answer_view import show_answer
+from models.enumeration import Enumeration
+from ui.answer_view import show_answer, show_enumeration
 from ui.state import Remembered, conversation, library
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> Non
 
         try:
             with st.spinner("Searching the clause graph and checking quotes…"):
-                answer = lib.ask(question, doc_ids, filters, on_text=stream)
+                answer = lib.enumerate(question, doc_ids) or lib.ask(question, doc_ids, filters, on_text=stream)
         except ClausegraphError as error:
             st.error(str(error))
             return
@@ -76,9 +77,9 @@ def ask_page() -> None:
     answers = conversation()
     for turn, answer in enumerate(answers):
         with st.chat_message("user"):
-            st.markdown(answer.question)
+            st.markdown(answer.query.question if isinstance(answer, Enumeration) else answer.question)
         with st.chat_message("assistant"):
-            show_answer(answer, turn)
+            show_enumeration(answer, turn) if isinstance(answer, Enumeration) else show_answer(answer, turn)
     if answers:
         left, right = st.columns([1, 1])
         left.download_button(

@@ -210,3 +210,32 @@ def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(ap
     at.button(key="graph_open").click().run()
     assert at.title[0].value == "Viewer"
     assert any(m.value.startswith("**Citation [1] of 1**") and "Section 8.7 · page 17" in m.value for m in at.markdown)
+
+
+def test_the_corpus_page_charts_the_library_and_traces_each_flag_to_its_sentence(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/corpus.py").run()
+    assert not at.exception, at.exception
+    assert {m.label: m.value for m in at.metric} == {"Contracts": "3", "Governing law found": "3", "Jurisdictions": "2"}
+    assert len(at.get("plotly_chart")) == 2
+    table = at.dataframe[0].value
+    row = table[table["Contract"] == GCLOUD.name].iloc[0]
+    assert row["Governing law"] == "England and Wales" and row["Insurance"] and row["Kind"] == "Framework"
+    assert not table[table["Contract"] == MUTUAL_NDA.name].iloc[0]["Insurance"]
+
+    at.selectbox(key="corpus_trace").select(GCLOUD.name).run()
+    insurance = next(m.value for m in at.markdown if m.value.startswith("**Insurance**"))
+    assert insurance.startswith("**Insurance** · Section 8.32 · page 21: “The Supplier will have employer’s liability insurance")
+    labels = [m.value.split("**")[1] for m in at.markdown if m.value.startswith("**") and " · Section " in m.value]
+    at.button(key=f"corpus_open_{labels.index('Insurance')}").click().run()
+    assert at.title[0].value == "Viewer" and any("Section 8.32 · page 21" in m.value for m in at.markdown)
+
+
+def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/ask.py").run()
+    at.chat_input[0].set_value("Which contracts are governed by English law?").run()
+    assert not at.exception, at.exception
+    assert any(m.value == "**3 of 3 contracts** governed by the law of England." for m in at.markdown)
+    assert at.button(key="cite-0-1").label.startswith("[1] Section 10 · p. 2")
+    assert at.get("download_button")  # the export includes the list

@@ -154,6 +154,9 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
         click_first_node(page)  # a clause clicked in the graph opens in the viewer
         page.get_by_role("heading", name="Viewer").wait_for()
         page.get_by_text("Citation [1] of 1").wait_for()
+        open_page(page, "Corpus")
+        page.get_by_text("Clauses each contract has").wait_for()
+        shoot(page, "corpus")
         open_page(page, "Contract structure")
         shoot(page, "contract")
         open_page(page, "Settings")

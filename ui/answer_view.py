@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from models.answer import Answer, Citation, section_name
+from models.enumeration import Enumeration
 from ui.state import open_in_viewer
 
 
@@ -78,3 +79,16 @@ def _how_found(answer: Answer, turn: int) -> None:
         ]
         if rows:
             st.dataframe(rows, hide_index=True, width="stretch", key=f"trail-{turn}")
+
+
+def show_enumeration(listing: Enumeration, turn: int) -> None:
+    """A corpus-wide answer: the complete list, each contract with the sentence that shows it."""
+    count, rest = listing.headline().split(" contracts ", 1)
+    st.markdown(f"**{count} contracts** {rest}")
+    for row in listing.documents:
+        quote = f": “{' '.join(row.citation.quote.split())[:220]}”" if row.citation else ""
+        st.markdown(f"- **{row.file}** ({row.value}){quote}")
+    _chips(listing.citations, turn)
+    for note in listing.notes:
+        st.caption(f":material/info: {note}")
+    st.caption("Answered from the contract fields: every contract in scope was checked, not only the best search hits.")

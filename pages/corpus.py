@@ -1,0 +1,73 @@
+"""Corpus: the whole library at a glance — governing law, kinds of agreement, and which
+clauses each contract has, every mark traceable to the sentence that set it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui.state import library, open_in_viewer
+
+
+def _bar(counts: Counter, title: str) -> go.Figure:
+    labels, values = zip(*counts.most_common(25)) if counts else ((), ())
+    figure = go.Figure(go.Bar(x=list(values), y=list(labels), orientation="h", marker_color="#1f4e79", hovertemplate="%{y}: %{x}<extra></extra>"))
+    figure.update_layout(title=title, height=max(260, 26 * len(labels) + 80), margin={"l": 10, "r": 10, "t": 40, "b": 10}, yaxis={"autorange": "reversed"})
+    return figure
+
+
+def corpus_page() -> None:
+    lib = library()
+    st.title("Corpus")
+    documents = lib.documents()
+    if not documents:
+        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+        return
+    with st.spinner("Reading each contract's fields…"):
+        fields = lib.contract_fields()
+    names = {d.doc_id: d.file_name for d in documents}
+    flagged = lib.flagged_categories()
+    laws = Counter(f.governing_law.value if f.governing_law else "not stated" for f in fields)
+    kinds = Counter(f.document_type or "untitled" for f in fields)
+    top = st.columns(3)
+    top[0].metric("Contracts", len(fields))
+    top[1].metric("Governing law found", sum(1 for f in fields if f.governing_law))
+    top[2].metric("Jurisdictions", len([k for k in laws if k != "not stated"]))
+    left, right = st.columns(2)
+    left.plotly_chart(_bar(laws, "Contracts by governing law"), key="corpus_laws", width="stretch")
+    right.plotly_chart(_bar(kinds, "Contracts by kind of agreement"), key="corpus_kinds", width="stretch")
+
+    st.subheader("Clauses each contract has")
+    st.caption("Flags are set by a model trained on lawyers' labels; select a row to see the sentence behind each flag.")
+    rows = [
+        {"Contract": names[f.doc_id], "Kind": f.document_type, "Governing law": f.governing_law.value if f.governing_law else "",
+         **{c: bool(f.presence.get(c) and f.presence[c].present) for c in flagged}}
+        for f in fields
+    ]
+    picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row", key="corpus_table")
+    selected = picked.selection.rows if picked else []
+    options = [names[f.doc_id] for f in fields]
+    choice = st.selectbox(
+        "Trace a contract's flags", options, index=selected[0] if selected else None, key="corpus_trace",
+        placeholder="Select a row above, or pick a contract",
+    )
+    if choice is not None:
+        _evidence(lib, fields[options.index(choice)], names, flagged)
+
+
+def _evidence(lib, contract, names: dict[str, str], flagged: list[str]) -> None:
+    st.markdown(f"**{names[contract.doc_id]}**")
+    values = ([("Governing law", contract.governing_law)] if contract.governing_law else [])
+    values += [(c, contract.presence[c].evidence[0]) for c in flagged if contract.presence.get(c) and contract.presence[c].evidence]
+    for position, (label, value) in enumerate(values):
+        text, button = st.columns([6, 1], vertical_alignment="center")
+        text.markdown(f"**{label}** · Section {value.ref} · page {value.page}: “{' '.join(value.quote.split())[:300]}”")
+        if button.button("Open", key=f"corpus_open_{position}", icon=":material/open_in_new:"):
+            citation = lib.cite_field(value)
+            if citation is not None:
+                open_in_viewer([citation])
+
+
+corpus_page()
