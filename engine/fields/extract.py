@@ -14,7 +14,7 @@ from models.clause import Clause, ClauseType
 from models.fields import ContractFields, FieldValue, Presence
 
 _CHOOSES_LAW = re.compile(
-    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bsubject to the laws\b|\bin accordance with the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
+    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bsubject to the laws\b|\bin accordance with the laws\b|\bcontrolled by the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
 )
 _INCORPORATION = re.compile(r"\borgani[sz]ed\b|\bincorporated\b|\bexisting under\b|\bformed under\b", re.I)
 
@@ -33,7 +33,7 @@ def _governing_law(clauses: list[Clause], sentences) -> FieldValue | None:
     """The jurisdiction a choice-of-law sentence names; a governing-law clause is read first."""
     typed = [s for s in sentences if s[0].clause_type is ClauseType.GOVERNING_LAW or ClauseType.GOVERNING_LAW in s[0].topics]
     for clause, start, end in typed + sentences:
-        sentence = clause.text[start:end]
+        sentence = " ".join(clause.text[start:end].split())  # a PDF line break is a space
         if not _CHOOSES_LAW.search(sentence) or _INCORPORATION.search(sentence):
             continue
         name = jurisdiction_in(sentence)

@@ -74,7 +74,8 @@ def jurisdiction_in(sentence: str) -> str | None:
         return "England and Wales"
     names = [_name(m.group("name")) for pattern in (_AFTER_LAWS, _THEREOF, _NAME_LAW) for m in pattern.finditer(sentence)]
     specific = [n for n in names if n not in _NATIONAL]
-    if names and not specific:  # "the laws of the United States of America and of the State of Texas"
+    if not specific:  # "the laws of the United States of America and of the State of Texas", or
+        # "the internal laws, and not the laws regarding conflicts of laws, of the State of North Carolina"
         specific = [_name(m.group("name")) for m in _SUBDIVISION.finditer(sentence)]
     return (specific or names or [None])[0]
 

@@ -24,6 +24,7 @@ MODEL_FILE = Path(__file__).with_name("presence_model.npz")
 EVIDENCE_SENTENCES = 2
 MIN_RELIABLE_F1 = 0.80  # a category is flagged in the app only if the model found it this well on dev
 MIN_WORDS = 3
+HEADING_MARK = "h_"  # heading words are features of their own, apart from the same words in a sentence
 
 CATEGORIES = [
     "Anti-Assignment", "Change Of Control", "Audit Rights", "Insurance", "Cap On Liability", "Uncapped Liability",
@@ -48,10 +49,12 @@ def contract_sentences(clauses: list[Clause]) -> list[tuple[tuple[Clause, int, i
     """Every sentence of the contract in reading order, with what the model reads of it."""
     found = []
     for clause in sorted(clauses, key=lambda c: c.order):
+        heading = presence_text(clause.heading)
         for start, end in sentence_spans(clause.text):
             text = presence_text(clause.text[start:end])
             if len(text.split()) >= MIN_WORDS:
-                found.append(((clause, start, end), text))
+                # the heading's words, marked, join the sentence's: "Insurance" above a clause says a lot
+                found.append(((clause, start, end), " ".join(f"{HEADING_MARK}{w}" for w in heading.split()) + " " + text))
     return found
 
 
