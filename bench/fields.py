@@ -8,6 +8,8 @@ read from clauses), its fields extracted, and compared with `labels.jsonl`:
 - Governing law: a prediction is right when its jurisdiction equals the label's
   `normalized_answer` (compared by jurisdiction name, so "Ontario" = "Ontario, Canada").
   A wrong jurisdiction counts as a false positive and a false negative.
+- Parties: party by party; a labelled party is found when a predicted one names the same
+  entity (same first distinctive word, or one name's words inside the other's).
 - Presence flags: "present" against the category's `answerable`.
 
 Reports dev and test separately (tune on dev; test is for measuring). Categories marked *
@@ -28,6 +30,7 @@ from common import CUAD, cuad_labels, cuad_manifest, require_shared_data
 
 from engine.fields import extract_fields
 from engine.fields.jurisdiction import jurisdiction_key
+from engine.fields.parties import same_party
 from engine.fields.presence import presence_model
 from engine.ingest.clauses import segment
 from engine.ingest.graph import build_graph
@@ -90,6 +93,9 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
             if show_errors == "Governing Law" and (predicted is not None or actual) and not right:
                 print(f"  {contract['id'][:60]}: predicted {predicted.value if predicted else None!r}, label {law['normalized_answer']!r}"
                       + (f"\n      “{predicted.quote[:160]}”" if predicted else ""))
+        parties = by_category.get("Parties")
+        if parties is not None:
+            _score_parties(counts["Parties"], [p.value for p in fields.parties], parties, contract["id"] if show_errors == "Parties" else None)
         for category in presence_model().categories:
             row = by_category.get(category)
             if row is None:
@@ -102,6 +108,18 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
     return counts
 
 
+def _score_parties(count: Count, predicted: list[str], label: dict, show: str | None) -> None:
+    """Party by party: a labelled party is found when a predicted one names the same entity."""
+    wanted = [p.strip() for p in label["normalized_answer"].split(";") if p.strip()] if label["answerable"] else []
+    matched = [any(same_party(p, w) for w in wanted) for p in predicted]
+    found = [any(same_party(p, w) for p in predicted) for w in wanted]
+    count.tp += sum(found)
+    count.fp += matched.count(False)
+    count.fn += found.count(False)
+    if show and (False in matched or False in found):
+        print(f"  {show[:60]}: predicted {predicted}, label {wanted}")
+
+
 def render(split: str, counts: dict[str, Count], contracts: int) -> str:
     lines = [
         f"{split}: {contracts} contracts" + ("  (the presence model was trained on these: see its cross-validated F1)" if split == "dev" else ""),
@@ -109,12 +127,12 @@ def render(split: str, counts: dict[str, Count], contracts: int) -> str:
         "-" * 90,
     ]
     presence_f1 = []
-    for name in ["Governing Law", *presence_model().categories]:
+    for name in ["Governing Law", "Parties", *presence_model().categories]:
         count = counts.get(name)
         if count is None:
             continue
         precision, recall, f1 = count.scores()
-        if name != "Governing Law":
+        if name not in ("Governing Law", "Parties"):
             presence_f1.append(f1)
         flag = " *" if name in presence_model().reliable else ""
         cv = presence_model().cv_f1.get(name)

@@ -27,5 +27,6 @@ class ContractFields(BaseModel):
     doc_id: str
     title: str = ""
     document_type: str = Field(default="", description="the agreement family its title names, e.g. 'License'")
+    parties: list[FieldValue] = Field(default_factory=list, description="value: 'Name (“Alias”)', from the sentence that introduces them")
     governing_law: FieldValue | None = None  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
     presence: dict[str, Presence] = Field(default_factory=dict, description="category name -> presence")

@@ -7,7 +7,7 @@ import pytest
 
 from engine.fields import extract_fields
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
-from tests.conftest import GCLOUD, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,20 @@ def test_presence_flags_point_at_the_clauses_that_show_them(sample_library):
     evidence = fields.presence["Insurance"].evidence[0]
     assert evidence.ref == "8.32" and "insurance" in evidence.quote.lower()
     assert not fields_of(sample_library, MUTUAL_NDA).presence["Insurance"].present
+
+
+def test_the_parties_are_read_from_the_words_that_introduce_them(sample_library):
+    parties = fields_of(sample_library, HIGHWAYS_NDA).parties
+    assert [(p.value, p.ref, p.page) for p in parties] == [
+        ("HIGHWAYS ENGLAND COMPANY LIMITED", "Preamble", 1), ("[INSERT NAME OF CONTRACTOR]", "Preamble", 1),
+    ]
+    assert parties[0].quote.startswith("BETWEEN\nHIGHWAYS ENGLAND COMPANY LIMITED\nAND")
+
+
+def test_the_kind_of_agreement_comes_from_its_title():
+    from engine.fields.doctype import document_type
+
+    assert document_type("TRADEMARK LICENSE AGREEMENT") == "License"
+    assert document_type("e-business Hosting Agreement") == "Hosting"
+    assert document_type("JOINT FILING AGREEMENT") == "Joint Filing"
+    assert document_type("") == ""

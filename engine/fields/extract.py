@@ -8,6 +8,7 @@ import numpy as np
 
 from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in
+from engine.fields.parties import parties_in
 from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
 from engine.matching import sentence_spans
 from models.clause import Clause, ClauseType
@@ -22,7 +23,8 @@ _INCORPORATION = re.compile(r"\borgani[sz]ed\b|\bincorporated\b|\bexisting under
 def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> ContractFields:
     ordered = sorted(clauses, key=lambda c: c.order)
     sentences = [(clause, start, end) for clause in ordered for start, end in sentence_spans(clause.text)]
-    return ContractFields(doc_id=doc_id, title=title, document_type=document_type(title), governing_law=_governing_law(ordered, sentences), presence=_presence(ordered))
+    parties = [_value(clause, start, end, name) for clause, start, end, name in parties_in(ordered)]
+    return ContractFields(doc_id=doc_id, title=title, document_type=document_type(title), parties=parties, governing_law=_governing_law(ordered, sentences), presence=_presence(ordered))
 
 
 def _value(clause: Clause, start: int, end: int, value: str) -> FieldValue:

@@ -1,0 +1,81 @@
+"""The parties, from the sentence that introduces them: "by and between National CineMedia, LLC,
+a Delaware limited liability company (“NCM”), and Digital Cinema Destinations Corp. ...".
+
+Each party is the name up to its first comma or parenthesis, with the short name the contract
+gives it in quotes, if any.
+"""
+
+from __future__ import annotations
+
+import re
+
+from models.clause import Clause
+
+MAX_PARTIES = 4
+OPENING_CLAUSES = 4
+_INTRODUCES = re.compile(r"\b(?:by\s+and\s+between|between|among|by\s+and\s+among)\s*:?\s+", re.IGNORECASE)
+_NEXT_PARTY = re.compile(r"[,;]?\s+(?:and|AND|And)\s+(?=[\w“\"'\[])")
+_ALIAS = re.compile(r"[\"“”']([^\"“”']{1,40})[\"“”']")
+_NAME_END = re.compile(r",|\(|\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|societ|bank|national)|\s+an?\s+(?:individual|entity)|\s+\(|\s+with\s+(?:its|a)\s|\s+having\s|\s+whose\s|\s+this\s+agreement\b|\s+whereas\b", re.IGNORECASE)
+_NOT_A_PARTY = re.compile(r"\b(?:collectively|together|individually|singularly|referred|hereinafter|each\s+a)\b|^with\s|^(?:other|the\s+other)\b", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:the\s+following\s+parties\s*:?\s*|:\s*|\(\d\)\s*|\d\.\s*)", re.IGNORECASE)
+
+
+def parties_in(clauses: list[Clause]) -> list[tuple[Clause, int, int, str]]:
+    """(clause, start, end of the introducing words, "Name (“Alias”)") for each party the opening names."""
+    opening = sorted((c for c in clauses if c.page_start <= 2), key=lambda c: c.order)[:OPENING_CLAUSES]
+    for clause in opening:
+        for found in _INTRODUCES.finditer(clause.text):
+            end = _statement_end(clause.text, found.end())
+            parties = _split(" ".join(clause.text[found.end() : end].split()))
+            if len(parties) >= 2:
+                start = clause.text.rfind("\n", 0, found.start()) + 1
+                return [(clause, start, end, party) for party in parties[:MAX_PARTIES]]
+    return []
+
+
+_ABBREVIATIONS = {"inc", "corp", "co", "ltd", "llc", "l.p", "n.a", "s.a", "b.v", "n.v", "plc", "no", "mr", "ms", "dr", "st", "u.s", "jr", "sr"}
+_FULL_STOP = re.compile(r"\.\s+(?=[A-Z(])")
+WINDOW = 700
+
+
+def _statement_end(text: str, start: int) -> int:
+    """Where the sentence naming the parties ends: a full stop that does not close "Inc." or "N.A."."""
+    for stop in _FULL_STOP.finditer(text, start, min(len(text), start + WINDOW)):
+        word = text[max(start, stop.start() - 6) : stop.start()].split()[-1:] or [""]
+        token = word[0].lower().strip("(,")
+        if token not in _ABBREVIATIONS and len(token.replace(".", "")) > 2:  # "Inc.", "N.A.", "S. Amphlett" go on
+            return stop.start() + 1
+    return min(len(text), start + WINDOW)
+
+
+def _split(text: str) -> list[str]:
+    parties = []
+    for segment in _NEXT_PARTY.split(text):
+        segment = _LEADING.sub("", segment.strip())
+        cut = _NAME_END.search(segment)
+        name = segment[: cut.start()].strip(" ,.;:") if cut else segment.strip(" ,.;:")
+        if not name or not re.search(r"[A-Za-z]{2}", name) or len(name.split()) > 10 or name.lower().startswith(("whereas", "the parties")):
+            continue
+        alias = _ALIAS.search(segment)
+        if _NOT_A_PARTY.search(name) or (alias and alias.group(1).strip().lower() in {"party", "parties", "agreement"}):
+            continue  # "collectively, the “Parties”": how the parties are named together, not a party
+        parties.append(f"{name} (“{alias.group(1)}”)" if alias and alias.group(1) != name else name)
+    return parties
+
+
+_LEGAL_FORMS = {
+    "inc", "llc", "corp", "corporation", "ltd", "limited", "co", "company", "the", "n", "a", "l", "p", "lp", "plc", "gmbh",
+    "sa", "ag", "bv", "nv", "llp", "pty", "s", "de", "of", "and", "group", "holdings", "incorporated",
+}
+
+
+def party_key(name: str) -> list[str]:
+    """The words that identify a party: "Chase Bank USA, N.A." -> ["chase", "bank", "usa"]."""
+    bare = re.split(r"\(|[\"“]", name)[0]
+    return [w for w in re.findall(r"[a-z0-9]+", bare.lower()) if w not in _LEGAL_FORMS]
+
+
+def same_party(one: str, other: str) -> bool:
+    first, second = party_key(one), party_key(other)
+    return bool(first and second) and (first[0] == second[0] or set(first) <= set(second) or set(second) <= set(first))
