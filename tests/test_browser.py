@@ -156,6 +156,8 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
         page.get_by_text("Citation [1] of 1").wait_for()
         open_page(page, "Corpus")
         page.get_by_text("Clauses each contract has").wait_for()
+        page.get_by_test_id("stDataFrame").first.wait_for()
+        page.get_by_test_id("stMetricValue").first.wait_for()
         shoot(page, "corpus")
         open_page(page, "Contract structure")
         shoot(page, "contract")
