@@ -9,9 +9,12 @@ listed contract comes with the sentence that shows it, cited.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from engine.citations import Citer
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
+from models.answer import Citation
+from models.clause import Clause
 from models.enumeration import Enumeration, FieldQuery, ListedContract
 from models.fields import ContractFields, FieldValue
 
@@ -80,7 +83,10 @@ def field_query(question: str, known_categories: list[str]) -> FieldQuery | None
     return query
 
 
-def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: dict[str, str], citer: Citer, clause) -> Enumeration:
+ClauseLookup = Callable[[str], Clause | None]
+
+
+def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: dict[str, str], citer: Citer, clause: ClauseLookup) -> Enumeration:
     """Every contract in `fields` that passes the query, each with a cited sentence.
     `clause(doc_id, clause_id)` finds the clause a value was read from."""
     notes = [f"{value}: no contract's governing law is known by that name, so it was not used" for value in query.unknown]
@@ -123,7 +129,7 @@ def _is_type(contract: ContractFields, file_name: str, document_type: str) -> bo
     return all(re.search(rf"\b{re.escape(w[:6])}", words) for w in document_type.split())
 
 
-def _cite(value: FieldValue | None, citer: Citer, clause):
+def _cite(value: FieldValue | None, citer: Citer, clause: ClauseLookup) -> Citation | None:
     if value is None:
         return None
     found = clause(value.clause_id)

@@ -26,6 +26,7 @@ from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_byt
 from engine.settings import SAMPLES_DIR, Settings, store_path
 from engine.store import ClauseStore
 from models.answer import Answer, Citation, Rect, SearchHit
+from models.clause import Clause
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.edge import EdgeType
 from models.enumeration import Enumeration
@@ -182,7 +183,7 @@ class Library:
         clause = self.graph(doc_id).by_id[clause_id]
         return self._cite_opening(clause, 0, len(clause.text))
 
-    def _cite_opening(self, clause, start: int, end: int) -> Citation | None:
+    def _cite_opening(self, clause: Clause, start: int, end: int) -> Citation | None:
         if end - start > _HIT_QUOTE_CHARS:
             cut = clause.text.rfind(" ", start, start + _HIT_QUOTE_CHARS)
             end = cut if cut > start else start + _HIT_QUOTE_CHARS
@@ -234,7 +235,7 @@ class Library:
         citation = self.answerer.citer.cite(clause, value.quote) if clause is not None else None
         return citation.model_copy(update={"number": 1}) if citation else None
 
-    def _clause_by_id(self, clause_id: str):
+    def _clause_by_id(self, clause_id: str) -> Clause | None:
         doc_id = clause_id.split(":", 1)[0]
         return self.graph(doc_id).by_id.get(clause_id)
 
