@@ -8,6 +8,8 @@ read from clauses), its fields extracted, and compared with `labels.jsonl`:
 - Governing law: a prediction is right when its jurisdiction equals the label's
   `normalized_answer` (compared by jurisdiction name, so "Ontario" = "Ontario, Canada").
   A wrong jurisdiction counts as a false positive and a false negative.
+- Expiration date: the same date (m/d/yy), "perpetual", or a term length where the label
+  is relative (answerable with no date); anything else is a false positive and negative.
 - Parties: party by party; a labelled party is found when a predicted one names the same
   entity (same first distinctive word, or one name's words inside the other's).
 - Presence flags: "present" against the category's `answerable`.
@@ -93,6 +95,9 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
             if show_errors == "Governing Law" and (predicted is not None or actual) and not right:
                 print(f"  {contract['id'][:60]}: predicted {predicted.value if predicted else None!r}, label {law['normalized_answer']!r}"
                       + (f"\n      “{predicted.quote[:160]}”" if predicted else ""))
+        expiration = by_category.get("Expiration Date")
+        if expiration is not None:
+            _score_expiration(counts["Expiration Date"], fields.expiration, expiration, contract["id"] if show_errors == "Expiration Date" else None)
         parties = by_category.get("Parties")
         if parties is not None:
             _score_parties(counts["Parties"], [p.value for p in fields.parties], parties, contract["id"] if show_errors == "Parties" else None)
@@ -106,6 +111,30 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
                 said = presence.evidence[0].quote[:200].replace("\n", " ") if presence.evidence else ""
                 print(f"  {'FP' if presence.present else 'FN'} {contract['id'][:60]}: {said}")
     return counts
+
+
+def _score_expiration(count: Count, predicted, label: dict, show: str | None) -> None:
+    """Right when the kind and value agree: the same date, "perpetual" for perpetual, or a
+    term written as a length where the label has no date ('' in CUAD: a relative term)."""
+    wanted = label["normalized_answer"].strip().lower() if label["answerable"] else None
+    value = predicted.value.lower() if predicted else None
+    if value is None:
+        right = False
+    elif "/" in value or value == "perpetual":
+        right = wanted is not None and _same_date(value, wanted)
+    else:
+        right = wanted == ""
+    count.add(predicted is not None, wanted is not None, right)
+    if show and (predicted is not None or wanted is not None) and not right:
+        print(f"  {show[:60]}: predicted {value!r}, label {wanted!r}" + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
+
+
+def _same_date(value: str, wanted: str) -> bool:
+    if value == "perpetual" or wanted == "perpetual":
+        return value == wanted
+    parts = [p.lstrip("0") for p in value.split("/")]
+    target = [p.lstrip("0") for p in wanted.split("/")]
+    return len(target) == 3 and all(t in ("[]", "") or t == p for p, t in zip(parts, target))
 
 
 def _score_parties(count: Count, predicted: list[str], label: dict, show: str | None) -> None:
@@ -127,12 +156,12 @@ def render(split: str, counts: dict[str, Count], contracts: int) -> str:
         "-" * 90,
     ]
     presence_f1 = []
-    for name in ["Governing Law", "Parties", *presence_model().categories]:
+    for name in ["Governing Law", "Expiration Date", "Parties", *presence_model().categories]:
         count = counts.get(name)
         if count is None:
             continue
         precision, recall, f1 = count.scores()
-        if name not in ("Governing Law", "Parties"):
+        if name not in ("Governing Law", "Expiration Date", "Parties"):
             presence_f1.append(f1)
         flag = " *" if name in presence_model().reliable else ""
         cv = presence_model().cv_f1.get(name)

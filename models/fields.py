@@ -28,5 +28,6 @@ class ContractFields(BaseModel):
     title: str = ""
     document_type: str = Field(default="", description="the agreement family its title names, e.g. 'License'")
     parties: list[FieldValue] = Field(default_factory=list, description="value: 'Name (“Alias”)', from the sentence that introduces them")
-    governing_law: FieldValue | None = None  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
+    governing_law: FieldValue | None = None
+    expiration: FieldValue | None = Field(default=None, description="value: 'm/d/yy', 'perpetual', or the term's length as written")  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
     presence: dict[str, Presence] = Field(default_factory=dict, description="category name -> presence")

@@ -72,3 +72,29 @@ def test_the_kind_of_agreement_comes_from_its_title():
     assert document_type("e-business Hosting Agreement") == "Hosting"
     assert document_type("JOINT FILING AGREEMENT") == "Joint Filing"
     assert document_type("") == ""
+
+
+@pytest.mark.parametrize(
+    ("sentence", "ending"),
+    [
+        ("the term of this Agreement shall begin on the Effective Date and shall continue for a period of five (5) years", "five (5) years"),
+        ("The term of this Agreement will begin upon acceptance and will end when terminated by either party.", "perpetual"),
+        ("This Agreement shall remain in effect until December 31, 2014, unless terminated earlier.", "12/31/14"),
+        ("The Term shall expire on 30 June 2010.", "6/30/10"),
+        ("Each party shall keep the records for the term of the audit.", None),
+    ],
+)
+def test_when_a_term_sentence_says_the_contract_ends(sentence, ending):
+    from engine.fields.term import _ending
+
+    assert _ending(sentence) == ending
+
+
+def test_a_term_counted_from_the_contract_date_becomes_a_date():
+    from datetime import date
+
+    from engine.fields.term import _counted_from_start
+
+    sentence = "the term shall continue for a period of five (5) years from the Effective Date"
+    assert _counted_from_start(sentence, "five (5) years", date(2011, 3, 14)) == "3/14/16"
+    assert _counted_from_start("shall continue for three years from the Launch Date", "three years", date(2011, 3, 14)) is None

@@ -9,6 +9,7 @@ import numpy as np
 from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in
 from engine.fields.parties import parties_in
+from engine.fields.term import expiration_in
 from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
 from engine.matching import sentence_spans
 from models.clause import Clause, ClauseType
@@ -24,7 +25,9 @@ def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> Contr
     ordered = sorted(clauses, key=lambda c: c.order)
     sentences = [(clause, start, end) for clause in ordered for start, end in sentence_spans(clause.text)]
     parties = [_value(clause, start, end, name) for clause, start, end, name in parties_in(ordered)]
-    return ContractFields(doc_id=doc_id, title=title, document_type=document_type(title), parties=parties, governing_law=_governing_law(ordered, sentences), presence=_presence(ordered))
+    ending = expiration_in(ordered)
+    return ContractFields(doc_id=doc_id, title=title, document_type=document_type(title), parties=parties, governing_law=_governing_law(ordered, sentences),
+        expiration=_value(*ending) if ending else None, presence=_presence(ordered))
 
 
 def _value(clause: Clause, start: int, end: int, value: str) -> FieldValue:

@@ -1,0 +1,127 @@
+"""When the contract ends: a date it names, "perpetual" (it runs until someone ends it), or the
+length of its term as written ("three (3) years from the Effective Date")."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from models.clause import Clause, ClauseType
+
+MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], start=1)}
+_MONTH = r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December)"
+_DATES = [
+    re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(r"(?P<m>\d{1,2})/(?P<day>\d{1,2})/(?P<year>(?:19|20)?\d\d)\b"),
+]
+_ENDS = re.compile(r"\b(?:expire|expiration|terminat|end|until|through|continue|remain)\w*\b", re.I)
+_TERM = re.compile(r"\b(?:term|expire|expiration|continue in (?:full )?(?:force|effect)|remain in (?:full )?(?:force|effect))\b", re.I)
+_UNTIL_DATE = re.compile(r"\b(?:until|through|to and including|expire[sd]?\s+on|end(?:s|ing)?\s+on|terminate[sd]?\s+on|ending)\s+(?:the\s+)?(?:close\s+of\s+business\s+on\s+)?", re.I)
+_PERPETUAL = re.compile(
+    r"\bin\s+perpetuity\b|\bperpetual(?:ly)?\b|\bindefinite(?:ly)?\b|\buntil\s+(?:it\s+is\s+)?terminated\b|\bend\s+when\s+terminated\b|\bunless\s+and\s+until\s+terminated\b"
+    r"|\buntil\s+(?:either|one|a)\s+party\b[^.;]{0,80}\bterminat", re.I)
+_LENGTH = re.compile(
+    r"\b(?:for\s+(?:a\s+(?:period|term)\s+of\s+|an?\s+(?:initial\s+)?(?:period|term)\s+of\s+)?|(?:period|term)\s+of\s+)"
+    r"(?P<length>(?:\w+[- ])?(?:\w+\s+)?\(?\d+\)?\s+(?:calendar\s+)?(?:years?|months?|days?))", re.I)
+_LENGTH_WORDS = re.compile(r"\b(?P<length>(?:one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty)\s+(?:\(\d+\)\s+)?(?:years?|months?))\b", re.I)
+
+
+def expiration_in(clauses: list[Clause]) -> tuple[Clause, int, int, str] | None:
+    """(clause, start, end, value) for the sentence saying when the contract ends; value is
+    "m/d/yy" (named, or the contract's own date plus a term counted from it), "perpetual",
+    or the term's length as written."""
+    found = _expiration_sentence(clauses)
+    if found is None:
+        return None
+    clause, start, end, value = found
+    counted = _counted_from_start(" ".join(clause.text[start:end].split()), value, _contract_date(clauses))
+    return clause, start, end, counted or value
+
+
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+            "eleven": 11, "twelve": 12, "fifteen": 15, "eighteen": 18, "twenty": 20, "thirty": 30, "thirty-six": 36}
+_FROM_START = re.compile(r"\b(?:from|after|following|of)\s+(?:the\s+)?(?:effective\s+date|date\s+(?:hereof|of\s+this\s+agreement|first\s+(?:written|stated|set\s+forth)\s+above)|execution)", re.I)
+_COMMENCES = re.compile(r"\b(?:effective\s+(?:as\s+of\s+)?the\s+(?:effective\s+)?date|commence\w*\s+on\s+the\s+(?:effective\s+)?date|as\s+of\s+the\s+date)", re.I)
+
+
+def _counted_from_start(sentence: str, length: str, start: date | None) -> str | None:
+    """The end date when the term runs a whole number of years or months from the contract's date."""
+    if start is None or "/" in length or length == "perpetual":
+        return None
+    if not (_FROM_START.search(sentence) or _COMMENCES.search(sentence)) or re.search(r"\blaunch|\bacceptance|\bfirst\s+(?:sale|shipment|commercial)", sentence, re.I):
+        return None
+    number = re.search(r"\((\d+)\)|\b(\d+)\b", length)
+    count = int(next(g for g in number.groups() if g)) if number else _NUMBERS.get(length.split()[0].lower())
+    if not count:
+        return None
+    months = count * 12 if "year" in length.lower() else count if "month" in length.lower() else None
+    if months is None:
+        return None
+    total = start.year * 12 + start.month - 1 + months
+    year, month = divmod(total, 12)
+    return f"{month + 1}/{start.day}/{year % 100:02d}"
+
+
+def _contract_date(clauses: list[Clause]) -> date | None:
+    """The date the opening gives the contract ("made as of March 14, 2011")."""
+    for clause in sorted((c for c in clauses if c.page_start == 1), key=lambda c: c.order)[:4]:
+        text = " ".join(clause.text.split())
+        for pattern in _DATES:
+            match = pattern.search(text)
+            if match:
+                groups = match.groupdict()
+                month = MONTHS[groups["month"].lower()] if groups.get("month") else int(groups["m"])
+                year = int(groups["year"])
+                year = year if year > 100 else (2000 + year if year < 50 else 1900 + year)
+                try:
+                    return date(year, month, int(groups["day"]))
+                except ValueError:
+                    return None
+    return None
+
+
+def _expiration_sentence(clauses: list[Clause]) -> tuple[Clause, int, int, str] | None:
+    from engine.matching import sentence_spans  # a light import; kept local to avoid a cycle with matching's users
+
+    typed = [c for c in clauses if c.clause_type in (ClauseType.TERM_TERMINATION, ClauseType.RENEWAL) or "term" in c.heading.lower()]
+    rest = [c for c in clauses if c not in typed]
+    for clause in typed + rest:
+        for start, end in sentence_spans(clause.text):
+            sentence = " ".join(clause.text[start:end].split())
+            if not _TERM.search(sentence) or not _ENDS.search(sentence):
+                continue
+            value = _ending(sentence)
+            if value is not None:
+                return clause, start, end, value
+    return None
+
+
+def _ending(sentence: str) -> str | None:
+    for until in _UNTIL_DATE.finditer(sentence):
+        found = _date(sentence[until.end() : until.end() + 40])
+        if found is not None:
+            return found
+    if _PERPETUAL.search(sentence):
+        return "perpetual"
+    length = _LENGTH.search(sentence) or _LENGTH_WORDS.search(sentence)
+    if length and re.search(r"\b(?:term|continue|remain|expire|effect)\b", sentence, re.I):
+        return " ".join(length.group("length").split())
+    return None
+
+
+def _date(text: str) -> str | None:
+    for pattern in _DATES:
+        match = pattern.match(text.strip()) or None
+        if match is None:
+            continue
+        groups = match.groupdict()
+        month = MONTHS[groups["month"].lower()] if groups.get("month") else int(groups["m"])
+        year = int(groups["year"]) % 100
+        try:
+            date(2000 + year if year < 50 else 1900 + year, month, int(groups["day"]))
+        except ValueError:
+            return None
+        return f"{month}/{int(groups['day'])}/{year:02d}"
+    return None
