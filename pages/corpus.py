@@ -18,6 +18,24 @@ def _bar(counts: Counter, title: str) -> go.Figure:
     return figure
 
 
+def _expiry_timeline(fields) -> go.Figure:
+    """Contracts by the year they expire; perpetual ones and terms with no fixed date beside."""
+    years: Counter = Counter()
+    other: Counter = Counter()
+    for contract in fields:
+        value = contract.expiration.value if contract.expiration else ""
+        if "/" in value:
+            year = int(value.rsplit("/", 1)[1])
+            years[2000 + year if year < 50 else 1900 + year] += 1
+        else:
+            other["perpetual" if value == "perpetual" else "a term with no fixed date" if value else "not stated"] += 1
+    figure = go.Figure(go.Bar(x=sorted(years), y=[years[y] for y in sorted(years)], marker_color="#d9822b", hovertemplate="%{x}: %{y}<extra></extra>"))
+    summary = " · ".join(f"{label}: {count}" for label, count in other.most_common())
+    figure.update_layout(title=f"Expiry by year ({summary})" if summary else "Expiry by year", height=280,
+                         margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis={"dtick": 1})
+    return figure
+
+
 def corpus_page() -> None:
     lib = library()
     st.title("Corpus")
@@ -38,6 +56,7 @@ def corpus_page() -> None:
     left, right = st.columns(2)
     left.plotly_chart(_bar(laws, "Contracts by governing law"), key="corpus_laws", width="stretch")
     right.plotly_chart(_bar(kinds, "Contracts by kind of agreement"), key="corpus_kinds", width="stretch")
+    st.plotly_chart(_expiry_timeline(fields), key="corpus_expiry", width="stretch")
 
     st.subheader("Clauses each contract has")
     st.caption("Flags are set by a model trained on lawyers' labels; select a row to see the sentence behind each flag.")
