@@ -18,7 +18,7 @@ def _bar(counts: Counter, title: str) -> go.Figure:
     return figure
 
 
-def _expiry_timeline(fields) -> go.Figure:
+def _expiry(fields) -> None:
     """Contracts by the year they expire; perpetual ones and terms with no fixed date beside."""
     years: Counter = Counter()
     other: Counter = Counter()
@@ -29,11 +29,14 @@ def _expiry_timeline(fields) -> go.Figure:
             years[2000 + year if year < 50 else 1900 + year] += 1
         else:
             other["perpetual" if value == "perpetual" else "a term with no fixed date" if value else "not stated"] += 1
-    figure = go.Figure(go.Bar(x=sorted(years), y=[years[y] for y in sorted(years)], marker_color="#d9822b", hovertemplate="%{x}: %{y}<extra></extra>"))
     summary = " · ".join(f"{label}: {count}" for label, count in other.most_common())
+    if not years:
+        st.caption(f"Expiry: no contract names an end date ({summary}).")
+        return
+    figure = go.Figure(go.Bar(x=sorted(years), y=[years[y] for y in sorted(years)], marker_color="#d9822b", hovertemplate="%{x}: %{y}<extra></extra>"))
     figure.update_layout(title=f"Expiry by year ({summary})" if summary else "Expiry by year", height=280,
                          margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis={"dtick": 1})
-    return figure
+    st.plotly_chart(figure, key="corpus_expiry", width="stretch")
 
 
 def corpus_page() -> None:
@@ -56,7 +59,7 @@ def corpus_page() -> None:
     left, right = st.columns(2)
     left.plotly_chart(_bar(laws, "Contracts by governing law"), key="corpus_laws", width="stretch")
     right.plotly_chart(_bar(kinds, "Contracts by kind of agreement"), key="corpus_kinds", width="stretch")
-    st.plotly_chart(_expiry_timeline(fields), key="corpus_expiry", width="stretch")
+    _expiry(fields)
 
     st.subheader("Clauses each contract has")
     st.caption("Flags are set by a model trained on lawyers' labels; select a row to see the sentence behind each flag.")
