@@ -75,16 +75,9 @@ class Answerer:
         found = extract(evidence, self.citer)
         if not found.citations:
             return self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, notes + ["no sentence could be quoted"])
-        return Answer(
-            question=evidence.retrieval.plan.question,
-            backend=BackendKind.EXTRACTIVE,
-            abstained=False,
-            lead=_lead(found, len(evidence.graphs) > 1),
-            claims=found.claims,
-            citations=found.citations,
-            support=round(support, 3),
-            notes=notes,
-            plan=evidence.retrieval.plan,
+        return _answer(
+            evidence, support, BackendKind.EXTRACTIVE, None, notes,
+            abstained=False, lead=_lead(found, len(evidence.graphs) > 1), claims=found.claims, citations=found.citations,
         )
 
     def _generative(self, evidence: Evidence, support: float, on_text: TextCallback | None) -> Answer:
@@ -119,17 +112,9 @@ class Answerer:
 
     def _generated(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, checked: Checked, notes: list[str]) -> Answer:
         refs = ", ".join(dict.fromkeys(section_name(c.ref) for c in checked.citations))
-        return Answer(
-            question=evidence.retrieval.plan.question,
-            backend=kind,
-            model=model,
-            abstained=False,
-            lead=f"From {refs}:",
-            claims=checked.claims,
-            citations=checked.citations,
-            support=round(support, 3),
-            notes=notes,
-            plan=evidence.retrieval.plan,
+        return _answer(
+            evidence, support, kind, model, notes,
+            abstained=False, lead=f"From {refs}:", claims=checked.claims, citations=checked.citations,
         )
 
     def _abstention(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str]) -> Answer:
@@ -146,17 +131,19 @@ class Answerer:
                     citation=citation.model_copy(update={"number": len(closest) + 1}) if citation else None,
                 )
             )
-        return Answer(
-            question=evidence.retrieval.plan.question,
-            backend=kind,
-            model=model,
-            abstained=True,
-            lead=f"Not found: {scope} not appear to answer this. Looked for {looked_for(evidence)}.",
-            closest=closest,
-            support=round(support, 3),
-            notes=notes,
-            plan=evidence.retrieval.plan,
+        return _answer(
+            evidence, support, kind, model, notes,
+            abstained=True, lead=f"Not found: {scope} not appear to answer this. Looked for {looked_for(evidence)}.", closest=closest,
         )
+
+
+def _answer(evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str], **content) -> Answer:
+    """An Answer with what every backend fills the same way; `content`: abstained, lead and
+    the claims and citations, or the closest clauses."""
+    return Answer(
+        question=evidence.retrieval.plan.question, backend=kind, model=model, support=round(support, 3), notes=notes,
+        plan=evidence.retrieval.plan, **content,
+    )
 
 
 def _trail(passage: Passage) -> Trail:

@@ -13,7 +13,6 @@ import json
 import sys
 import textwrap
 
-from engine.answer import Answerer
 from engine.harness import to_output
 from engine.llm import parse_llm
 from engine.service import Library
@@ -33,7 +32,7 @@ def main(args, library: Library) -> int:
     if listing is not None:
         print(json.dumps(enumeration_json(listing), indent=2, ensure_ascii=False) if args.json else render_enumeration(listing))
         return 0
-    answerer = Answerer(library)
+    answerer = library.answerer
     graphs = library.scope(doc_ids)
     retrieval = library.search(args.question, doc_ids, Mode(args.mode), graphs=graphs)
     answer = answerer.answer(retrieval, graphs, on_text=_progress if not args.json and sys.stderr.isatty() else None)

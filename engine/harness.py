@@ -15,7 +15,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from engine.answer import Answerer
 from engine.citations import printed_pages
 from engine.evaluate import (
     Citation,
@@ -166,7 +165,7 @@ def _cited(answer: Answer) -> list:
 
 def answer_with(library: Library, mapping: dict[str, str]) -> Callable[[Question, Retrieval, list[DocGraph]], Output]:
     """The harness's answer hook: the app's answerer over the retrieved passages."""
-    answerer = Answerer(library)
+    answerer = library.answerer
     reverse = {doc_id: doc for doc, doc_id in mapping.items()}
 
     def answer(question: Question, retrieval: Retrieval, graphs: list[DocGraph]) -> Output:
