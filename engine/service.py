@@ -216,12 +216,11 @@ class Library:
     def enumerate(self, question: str, doc_ids: list[str] | None = None) -> Enumeration | None:
         """A complete answer to "which contracts..." / "how many..." from every contract's
         fields; None when the question is not such a question (then ask() answers it)."""
-        fields = self.contract_fields(doc_ids)
-        known = sorted({c for f in fields for c in f.presence})
-        query = field_query(question, known)
-        if query is None:
+        query = field_query(question, presence_model().categories)
+        if query is None:  # decided from the question alone: an ordinary question reads no fields
             return None
         names = {d.doc_id: d.file_name for d in self.documents()}
+        fields = self.contract_fields(doc_ids or list(names))
         return enumerate_contracts(query, fields, names, self.answerer.citer, self._clause_by_id)
 
     @staticmethod

@@ -9,16 +9,16 @@ import streamlit as st
 from engine.errors import ClausegraphError
 from engine.service import conversation_markdown
 from models.clause import ClauseType
-from models.plan import Filters
+from models.document import Document
 from models.enumeration import Enumeration
+from models.plan import Filters
 from ui.answer_view import show_answer, show_enumeration
-from ui.state import Remembered, conversation, library
+from ui.state import Remembered, conversation, library, library_documents
 
 log = logging.getLogger(__name__)
 
 
-def _scope(lib) -> tuple[list[str] | None, Filters]:
-    documents = lib.documents()
+def _scope(documents: list[Document]) -> tuple[list[str] | None, Filters]:
     with st.sidebar, Remembered("ask_docs", "ask_types"):
         st.subheader("Scope")
         labels = {f"{d.file_name}": d.doc_id for d in documents}
@@ -68,11 +68,10 @@ def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> Non
 def ask_page() -> None:
     lib = library()
     st.title("Ask")
-    documents = lib.documents()
-    if not documents:
-        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+    documents = library_documents(lib)
+    if documents is None:
         return
-    doc_ids, filters = _scope(lib)
+    doc_ids, filters = _scope(documents)
     _backend_banner(lib)
     answers = conversation()
     for turn, answer in enumerate(answers):

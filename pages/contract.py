@@ -7,7 +7,7 @@ import streamlit as st
 from engine.errors import ClausegraphError
 from models.document import DocumentDetail
 from models.edge import EdgeType
-from ui.state import library
+from ui.state import library, library_documents
 
 
 def _outline_rows(detail: DocumentDetail) -> list[dict]:
@@ -41,9 +41,8 @@ def _clause_panel(detail: DocumentDetail) -> None:
 def contract_page() -> None:
     lib = library()
     st.title("Contract structure")
-    documents = lib.documents()
-    if not documents:
-        st.info("The library is empty. Add contracts on the Library page.")
+    documents = library_documents(lib)
+    if documents is None:
         return
     names = {f"{d.title} — {d.file_name}": d.doc_id for d in documents}
     chosen = st.selectbox("Contract", list(names), key="contract_doc")

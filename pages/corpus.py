@@ -8,7 +8,7 @@ from collections import Counter
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.state import library, open_in_viewer
+from ui.state import library, library_documents, open_in_viewer
 
 
 def _bar(counts: Counter, title: str) -> go.Figure:
@@ -42,12 +42,11 @@ def _expiry(fields) -> None:
 def corpus_page() -> None:
     lib = library()
     st.title("Corpus")
-    documents = lib.documents()
-    if not documents:
-        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+    documents = library_documents(lib)
+    if documents is None:
         return
     with st.spinner("Reading each contract's fields…"):
-        fields = lib.contract_fields()
+        fields = lib.contract_fields([d.doc_id for d in documents])
     names = {d.doc_id: d.file_name for d in documents}
     flagged = lib.flagged_categories()
     laws = Counter(f.governing_law.value if f.governing_law else "not stated" for f in fields)

@@ -8,7 +8,7 @@ import streamlit as st
 from engine.errors import ClausegraphError
 from models.edge import EdgeType
 from ui.graph_figure import graph_figure
-from ui.state import Remembered, conversation, library, open_in_viewer, open_page_in_viewer
+from ui.state import Remembered, conversation, library, library_documents, open_in_viewer, open_page_in_viewer
 
 _EDGE_NAMES = {EdgeType.PARENT_OF: "Hierarchy", EdgeType.REFERENCES: "Cross-references", EdgeType.DEFINES: "Definitions"}
 
@@ -31,9 +31,8 @@ def _last_answer_clauses(doc_id: str) -> list[str]:
 def graph_page() -> None:
     lib = library()  # the contract follows the last answer
     st.title("Clause graph")
-    documents = lib.documents()
-    if not documents:
-        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+    documents = library_documents(lib)
+    if documents is None:
         return
     cited_docs = [c.doc_id for c in (conversation()[-1].citations if conversation() else [])]
     names = {d.file_name: d.doc_id for d in documents}

@@ -9,9 +9,10 @@ import streamlit as st
 
 from engine.errors import ClausegraphError
 from models.clause import ClauseType
+from models.document import Document
 from models.plan import Filters, PageRange
 from models.retrieval import Mode
-from ui.state import Remembered, library, open_in_viewer, open_page_in_viewer
+from ui.state import Remembered, library, library_documents, open_in_viewer, open_page_in_viewer
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,7 @@ def _definition_preset() -> None:
         st.session_state["search_mode"] = Mode.KEYWORD.value
 
 
-def _filters(lib) -> tuple[list[str] | None, Filters, Mode]:
-    documents = lib.documents()
+def _filters(documents: list[Document]) -> tuple[list[str] | None, Filters, Mode]:
     with st.sidebar, Remembered("search_docs", "search_types", "search_sections", "search_page_from", "search_page_to", "search_mode"):
         st.subheader("Search in")
         labels = {d.file_name: d.doc_id for d in documents}
@@ -100,10 +100,10 @@ def _show_hits(lib, retrieval) -> None:
 def search_page() -> None:
     lib = library()
     st.title("Search")
-    if not lib.documents():
-        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+    documents = library_documents(lib)
+    if documents is None:
         return
-    doc_ids, filters, mode = _filters(lib)
+    doc_ids, filters, mode = _filters(documents)
     _presets()
     with Remembered("search_query"):
         query = st.text_input("Search the clauses", key="search_query", placeholder="e.g. notice period for termination")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine.errors import ClausegraphError
 from models.answer import Citation, section_name
-from ui.state import library
+from ui.state import library, library_documents
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +54,8 @@ def _outline(detail, current_page: int) -> None:
 def viewer_page() -> None:
     lib = library()
     st.title("Viewer")
-    documents = lib.documents()
-    if not documents:
-        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+    documents = library_documents(lib)
+    if documents is None:
         return
     citations, index = _target()
     citation = _citation_bar(citations, index) if citations else None

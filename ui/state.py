@@ -8,6 +8,7 @@ import streamlit as st
 
 from engine.service import Library
 from engine.settings import store_path
+from models.document import Document
 
 
 def store_argument() -> str | None:
@@ -27,6 +28,15 @@ def _library(store_dir: str) -> Library:
 
 def library() -> Library:
     return _library(str(store_path(store_argument())))
+
+
+def library_documents(lib: Library) -> list[Document] | None:
+    """The library's contracts, or None after telling the user the library is empty."""
+    documents = lib.documents()
+    if not documents:
+        st.info("The library is empty. Add contracts on the Library page first.", icon=":material/folder_open:")
+        return None
+    return documents
 
 
 # ------------------------------------------------------------------ what pages hand each other
