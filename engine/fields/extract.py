@@ -1,4 +1,5 @@
-"""Read a contract's fields from its clauses: the governing law and which kinds of clause it has."""
+"""Read a contract's fields from its clauses: kind, parties, governing law, expiration, and
+which kinds of clause it has; the contract is cut into sentences once for all of them."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import numpy as np
 from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in
 from engine.fields.parties import parties_in
-from engine.fields.term import expiration_in
 from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
-from engine.matching import sentence_spans
+from engine.fields.sentences import Span, split_sentences
+from engine.fields.term import expiration_in
 from models.clause import Clause, ClauseType
 from models.fields import ContractFields, FieldValue, Presence
 
@@ -23,18 +24,20 @@ _INCORPORATION = re.compile(r"\borgani[sz]ed\b|\bincorporated\b|\bexisting under
 
 def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> ContractFields:
     ordered = sorted(clauses, key=lambda c: c.order)
-    sentences = [(clause, start, end) for clause in ordered for start, end in sentence_spans(clause.text)]
+    sentences = split_sentences(ordered)
     parties = [_value(clause, start, end, name) for clause, start, end, name in parties_in(ordered)]
-    ending = expiration_in(ordered)
-    return ContractFields(doc_id=doc_id, title=title, document_type=document_type(title), parties=parties, governing_law=_governing_law(ordered, sentences),
-        expiration=_value(*ending) if ending else None, presence=_presence(ordered))
+    ending = expiration_in(ordered, sentences)
+    return ContractFields(
+        doc_id=doc_id, title=title, document_type=document_type(title), parties=parties,
+        governing_law=_governing_law(sentences), expiration=_value(*ending) if ending else None, presence=_presence(sentences),
+    )
 
 
 def _value(clause: Clause, start: int, end: int, value: str) -> FieldValue:
     return FieldValue(value=value, clause_id=clause.clause_id, ref=clause.ref, page=clause.page_start, quote=clause.text[start:end])
 
 
-def _governing_law(clauses: list[Clause], sentences) -> FieldValue | None:
+def _governing_law(sentences: list[Span]) -> FieldValue | None:
     """The jurisdiction a choice-of-law sentence names; a governing-law clause is read first."""
     typed = [s for s in sentences if s[0].clause_type is ClauseType.GOVERNING_LAW or ClauseType.GOVERNING_LAW in s[0].topics]
     for clause, start, end in typed + sentences:
@@ -47,19 +50,19 @@ def _governing_law(clauses: list[Clause], sentences) -> FieldValue | None:
     return None
 
 
-def _presence(clauses: list[Clause]) -> dict[str, Presence]:
+def _presence(sentences: list[Span]) -> dict[str, Presence]:
     """Each category the model knows: present when the contract's best sentence reaches its
     threshold; the clauses of every sentence that does, and the best ones as evidence."""
     model = presence_model()
-    sentences = contract_sentences(clauses)
-    scores = model.scores([text for _, text in sentences])
+    scored = contract_sentences(sentences)
+    scores = model.scores([text for _, text in scored])
     found: dict[str, Presence] = {}
     for column, category in enumerate(model.categories):
         threshold = model.thresholds[category]
-        ranked = [row for row in np.argsort(-scores[:, column]) if scores[row, column] >= threshold] if len(sentences) else []
+        ranked = [row for row in np.argsort(-scores[:, column]) if scores[row, column] >= threshold] if len(scored) else []
         presence = Presence(present=bool(ranked))
         for row in ranked:
-            clause, start, end = sentences[row][0]
+            clause, start, end = scored[row][0]
             if clause.clause_id not in presence.clause_ids:
                 presence.clause_ids.append(clause.clause_id)
             if len(presence.evidence) < EVIDENCE_SENTENCES:

@@ -17,8 +17,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from engine.matching import sentence_spans
-from models.clause import Clause
+from engine.fields.sentences import Span
 
 MODEL_FILE = Path(__file__).with_name("presence_model.npz")
 EVIDENCE_SENTENCES = 2
@@ -45,16 +44,15 @@ def presence_text(text: str) -> str:
     return _NOT_WORD.sub(" ", text.lower()).strip()
 
 
-def contract_sentences(clauses: list[Clause]) -> list[tuple[tuple[Clause, int, int], str]]:
-    """Every sentence of the contract in reading order, with what the model reads of it."""
+def contract_sentences(sentences: list[Span]) -> list[tuple[Span, str]]:
+    """The sentences the model scores (a few words at least), with what it reads of each."""
     found = []
-    for clause in sorted(clauses, key=lambda c: c.order):
-        heading = presence_text(clause.heading)
-        for start, end in sentence_spans(clause.text):
-            text = presence_text(clause.text[start:end])
-            if len(text.split()) >= MIN_WORDS:
-                # the heading's words, marked, join the sentence's: "Insurance" above a clause says a lot
-                found.append(((clause, start, end), " ".join(f"{HEADING_MARK}{w}" for w in heading.split()) + " " + text))
+    for clause, start, end in sentences:
+        text = presence_text(clause.text[start:end])
+        if len(text.split()) >= MIN_WORDS:
+            # the heading's words, marked, join the sentence's: "Insurance" above a clause says a lot
+            heading = " ".join(f"{HEADING_MARK}{w}" for w in presence_text(clause.heading).split())
+            found.append(((clause, start, end), heading + " " + text))
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from engine.fields.sentences import Span
 from models.clause import Clause, ClauseType
 
 MONTHS = {m: i for i, m in enumerate(
@@ -28,11 +29,11 @@ _LENGTH = re.compile(
 _LENGTH_WORDS = re.compile(r"\b(?P<length>(?:one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty)\s+(?:\(\d+\)\s+)?(?:years?|months?))\b", re.I)
 
 
-def expiration_in(clauses: list[Clause]) -> tuple[Clause, int, int, str] | None:
+def expiration_in(clauses: list[Clause], sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
     """(clause, start, end, value) for the sentence saying when the contract ends; value is
     "m/d/yy" (named, or the contract's own date plus a term counted from it), "perpetual",
     or the term's length as written."""
-    found = _expiration_sentence(clauses)
+    found = _expiration_sentence(sentences)
     if found is None:
         return None
     clause, start, end, value = found
@@ -82,20 +83,21 @@ def _contract_date(clauses: list[Clause]) -> date | None:
     return None
 
 
-def _expiration_sentence(clauses: list[Clause]) -> tuple[Clause, int, int, str] | None:
-    from engine.matching import sentence_spans  # a light import; kept local to avoid a cycle with matching's users
-
-    typed = [c for c in clauses if c.clause_type in (ClauseType.TERM_TERMINATION, ClauseType.RENEWAL) or "term" in c.heading.lower()]
-    rest = [c for c in clauses if c not in typed]
-    for clause in typed + rest:
-        for start, end in sentence_spans(clause.text):
-            sentence = " ".join(clause.text[start:end].split())
-            if not _TERM.search(sentence) or not _ENDS.search(sentence):
-                continue
-            value = _ending(sentence)
-            if value is not None:
-                return clause, start, end, value
+def _expiration_sentence(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
+    """The first sentence saying when the contract ends; term and renewal clauses are read first."""
+    typed = [s for s in sentences if _about_term(s[0])]
+    for clause, start, end in typed + [s for s in sentences if not _about_term(s[0])]:
+        sentence = " ".join(clause.text[start:end].split())
+        if not _TERM.search(sentence) or not _ENDS.search(sentence):
+            continue
+        value = _ending(sentence)
+        if value is not None:
+            return clause, start, end, value
     return None
+
+
+def _about_term(clause: Clause) -> bool:
+    return clause.clause_type in (ClauseType.TERM_TERMINATION, ClauseType.RENEWAL) or "term" in clause.heading.lower()
 
 
 def _ending(sentence: str) -> str | None:
