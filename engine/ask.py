@@ -62,13 +62,10 @@ def enumeration_json(listing: Enumeration) -> dict:
 
 
 def render_enumeration(listing: Enumeration) -> str:
-    query = listing.query
-    head = listing.headline()
-    lines = ["Answered from the contract fields (every contract in scope checked)", "", head]
-    if query.kind == "list" or listing.documents:
-        for row in listing.documents:
-            where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{' '.join(row.citation.quote.split())[:200]}”" if row.citation else ""
-            lines.append(f"  [{row.citation.number if row.citation else '-'}] {row.file} ({row.value}){where}")
+    lines = ["Answered from the contract fields (every contract in scope checked)", "", listing.headline()]
+    for row in listing.documents:
+        where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{' '.join(row.citation.quote.split())[:200]}”" if row.citation else ""
+        lines.append(f"  [{row.citation.number if row.citation else '-'}] {row.file} ({row.value}){where}")
     lines += [f"note: {note}" for note in listing.notes]
     return "\n".join(lines)
 

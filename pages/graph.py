@@ -60,10 +60,10 @@ def graph_page() -> None:
         on_select="rerun", selection_mode="points", key="graph_chart", width="stretch",
         config={"scrollZoom": True, "displaylogo": False},
     )
-    points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else getattr(getattr(event, "selection", None), "points", [])
+    points = event.get("selection", {}).get("points", []) if event else []  # each node's customdata is its clause id
     clicked = next((p.get("customdata") for p in points if p.get("customdata")), None)
     if clicked:
-        _open_clause(lib, doc_id, clicked if isinstance(clicked, str) else clicked[0])
+        _open_clause(lib, doc_id, clicked)
     labels = {f"{c.ref} {c.heading}".strip(): c.clause_id for c in sorted(graph.clauses, key=lambda c: c.order)}
     pick, button = st.columns([5, 1], vertical_alignment="bottom")
     chosen = pick.selectbox("Open a clause in the viewer", list(labels), key="graph_clause")
