@@ -16,6 +16,7 @@ from engine.export import conversation_markdown
 from engine.enumerate import enumerate_contracts, field_query
 from engine.fields import EXTRACTOR_VERSION, extract_fields
 from engine.fields.presence import presence_model
+from engine.generate import TextCallback
 from engine.graphview import GraphLayout, joining_path, layout
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, make_llm, ollama_host
 from engine.plan import make_plan
@@ -254,7 +255,7 @@ class Library:
         doc_ids: list[str] | None = None,
         filters: Filters | None = None,
         mode: Mode = Mode.GRAPH,
-        on_text=None,
+        on_text: TextCallback | None = None,
     ) -> Answer:
         """Plan, retrieve and answer: cited claims, or an abstention with the closest clauses.
         `on_text` receives a model's draft as it streams."""
