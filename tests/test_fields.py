@@ -21,6 +21,10 @@ from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
         ("shall be governed by PRC Laws", "People's Republic of China"),
         ("is governed by and construed in accordance with English law", "England"),
         ("governed by the laws of England and Wales", "England and Wales"),
+        ("It will be governed by the law of the People\u2019s Republic of China", "People's Republic of China"),
+        ("This agreement will be construed in accordance with the laws of Papua New Guinea", "Papua New Guinea"),
+        ("Any such arbitration shall be subject to the application of the Italian Law", "Italy"),
+        ("governed by the laws of the state where a suit is properly filed, being either Illinois or New York", "Illinois"),
         ("The parties agree to meet in Paris twice a year", None),
     ],
 )
@@ -32,6 +36,8 @@ def test_jurisdictions_compare_by_name_whatever_the_prefix():
     assert jurisdiction_key("Province of Ontario, Canada") == jurisdiction_key("Ontario, Canada") == "ontario"
     assert jurisdiction_key("Federal Republic of Germany") == "germany"
     assert jurisdiction_key("England; Wales") == jurisdiction_key("England") == "england"
+    assert jurisdiction_key("PRC") == jurisdiction_key("People\u2019s Republic of China") == "people's republic of china"
+    assert jurisdiction_key("Republic of Korea") == jurisdiction_key("South Korea") == "south korea"
 
 
 def fields_of(library, path):

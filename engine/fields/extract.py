@@ -17,7 +17,7 @@ from models.clause import Clause, ClauseType
 from models.fields import ContractFields, FieldValue, Presence
 
 _CHOOSES_LAW = re.compile(
-    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bsubject to the laws\b|\bin accordance with the laws\b|\bcontrolled by the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
+    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bapplication of (?:the )?(?:\w+ )?laws?\b|\bsubject to the laws\b|\bin accordance with the laws\b|\bcontrolled by the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
 )
 _INCORPORATION = re.compile(r"\borgani[sz]ed\b|\bincorporated\b|\bexisting under\b|\bformed under\b", re.I)
 
