@@ -27,6 +27,9 @@ _DOCUMENT_TYPE = re.compile(
     r"\b(?:which|many|all|every|each|list)\s+(?:of\s+the\s+)?(?P<type>(?!contracts\b|agreements\b|the\b|of\b)[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+(?:contracts|agreements)\b",
     re.IGNORECASE,
 )
+_EXPIRY = re.compile(
+    r"\b(?:expir\w*|end(?:s|ing)?|terminat\w*|run\s+out)\s+(?:(?P<relation>in|during|before|by|after)\s+)?(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
+)
 _COUNT = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 _LAW_ASKED = re.compile(r"\bgovern|\b\w+\s+law\b|\blaws\s+of\b|\bjurisdiction\b", re.IGNORECASE)
 _UNKNOWN_LAW = re.compile(r"\b(?:governed by|under)\s+(?:the\s+)?(?:laws?\s+of\s+)?(?:the\s+)?(?:state\s+of\s+)?(?P<name>[A-Z][\w'’.]*(?:\s+[A-Z][\w'’.]*)*)(?:\s+laws?)?", re.UNICODE)
@@ -72,13 +75,18 @@ def field_query(question: str, known_categories: list[str]) -> FieldQuery | None
         query.document_type = kind.group("type").lower()
     if "Anti-Assignment" in query.categories and "Ip Ownership Assignment" in query.categories:
         query.categories.remove("Anti-Assignment")
+    expiry = _EXPIRY.search(question)
+    if expiry:
+        relation = (expiry.group("relation") or "in").lower()
+        query.expires = {"during": "in", "by": "before"}.get(relation, relation)
+        query.expiry_year = int(expiry.group("year"))
     if _LAW_ASKED.search(question) and not (query.categories and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
         query.governing_law = jurisdiction_in(question.replace("governed by", "governed by the laws of"))
         if query.governing_law is None:
             named = _UNKNOWN_LAW.search(question)
             if named and named.group("name").lower() not in {"which", "what", "the"}:
                 query.unknown.append(f"{named.group('name')} law")
-    if not query.categories and query.governing_law is None and not query.unknown:
+    if not query.categories and query.governing_law is None and not query.unknown and query.expires is None:
         return None  # a list question about something the fields do not hold: leave it to search
     return query
 
@@ -92,7 +100,7 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
     notes = [f"{value}: no contract's governing law is known by that name, so it was not used" for value in query.unknown]
     listed: list[ListedContract] = []
     searched = len(fields)
-    if query.unknown and query.governing_law is None and not query.categories:
+    if query.unknown and query.governing_law is None and not query.categories and query.expires is None:
         return Enumeration(query=query, documents=[], searched=len(fields), notes=notes)
     if query.document_type is not None:
         typed = [f for f in fields if _is_type(f, names[f.doc_id], query.document_type)]
@@ -109,6 +117,11 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
             evidence, value = law, law.value
         if not all(contract.presence.get(c) is not None and contract.presence[c].present for c in query.categories):
             continue
+        if query.expires is not None:
+            year = contract.expiry_year
+            if year is None or not _year_matches(year, query.expires, query.expiry_year):
+                continue
+            evidence, value = evidence or contract.expiration, contract.expiration.value
         if query.categories:
             first = contract.presence[query.categories[0]]
             evidence = evidence or (first.evidence[0] if first.evidence else None)
@@ -117,10 +130,21 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
     if query.governing_law is not None and not listed:
         present = sorted({f.governing_law.value for f in fields if f.governing_law})
         notes.append(f"no contract in scope is governed by {query.governing_law} law; the laws found are: {', '.join(present) or 'none'}")
+    if query.expires is not None:
+        unknown = sum(1 for f in fields if f.expiry_year is None)
+        if unknown:
+            notes.append(
+                f"{unknown} of {len(fields)} contracts give no end date (their term is a length counted from an event, "
+                "renews until terminated, or is not stated), so they could not be checked"
+            )
     for number, row in enumerate(listed, start=1):
         if row.citation is not None:
             row.citation = row.citation.model_copy(update={"number": number})
     return Enumeration(query=query, documents=listed, searched=searched, notes=notes)
+
+
+def _year_matches(year: int, relation: str, asked: int) -> bool:
+    return year == asked if relation == "in" else year < asked if relation == "before" else year > asked
 
 
 def _is_type(contract: ContractFields, file_name: str, document_type: str) -> bool:

@@ -17,6 +17,8 @@ class FieldQuery(BaseModel):
     governing_law: str | None = Field(default=None, description="a jurisdiction name from the gazetteer")
     document_type: str | None = Field(default=None, description="a kind of agreement the question names, e.g. 'distributor'")
     categories: list[str] = Field(default_factory=list, description="clause categories every listed contract must have")
+    expires: Literal["in", "before", "after"] | None = Field(default=None, description="how the expiry year is compared")
+    expiry_year: int | None = None
     unknown: list[str] = Field(default_factory=list, description="values the question names that the planner cannot use")
 
 
@@ -40,6 +42,7 @@ class Enumeration(BaseModel):
         asked = [f"titled {query.document_type} agreements"] if type_used else []
         asked += [f"governed by the law of {query.governing_law}"] if query.governing_law else []
         asked += [f"with {category}" for category in query.categories]
+        asked += [f"expiring {query.expires} {query.expiry_year}"] if query.expires else []
         return f"{len(self.documents)} of {self.searched} contracts " + (" and ".join(asked) or "match") + "."
 
     @property

@@ -31,3 +31,11 @@ class ContractFields(BaseModel):
     governing_law: FieldValue | None = None
     expiration: FieldValue | None = Field(default=None, description="value: 'm/d/yy', 'perpetual', or the term's length as written")  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
     presence: dict[str, Presence] = Field(default_factory=dict, description="category name -> presence")
+
+    @property
+    def expiry_year(self) -> int | None:
+        """The year the contract ends, when its expiration is a date ("12/31/25" -> 2025)."""
+        if self.expiration is None or self.expiration.value.count("/") != 2:
+            return None
+        year = int(self.expiration.value.rsplit("/", 1)[1])
+        return year if year > 100 else (2000 + year if year < 50 else 1900 + year)

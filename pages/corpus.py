@@ -24,9 +24,8 @@ def _expiry(fields) -> None:
     other: Counter = Counter()
     for contract in fields:
         value = contract.expiration.value if contract.expiration else ""
-        if "/" in value:
-            year = int(value.rsplit("/", 1)[1])
-            years[2000 + year if year < 50 else 1900 + year] += 1
+        if contract.expiry_year is not None:
+            years[contract.expiry_year] += 1
         else:
             other["perpetual" if value == "perpetual" else "a term with no fixed date" if value else "not stated"] += 1
     summary = " · ".join(f"{label}: {count}" for label, count in other.most_common())

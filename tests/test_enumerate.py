@@ -22,6 +22,10 @@ def test_enumeration_questions_become_field_filters():
     assert query.governing_law is None and query.unknown == ["Utopian law"]
     assert field_query("Which law governs this agreement?", CATEGORIES) is None  # one contract's question: search answers it
     assert field_query("What is the liability cap?", CATEGORIES) is None
+    query = field_query("Which contracts expire in 2025?", CATEGORIES)
+    assert (query.expires, query.expiry_year, query.categories) == ("in", 2025, [])
+    query = field_query("How many agreements with an audit right end before 2030?", CATEGORIES)
+    assert (query.kind, query.expires, query.expiry_year, query.categories) == ("count", "before", 2030, ["Audit Rights"])
 
 
 def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
@@ -47,6 +51,17 @@ def test_a_value_no_contract_has_is_reported_not_guessed(sample_library):
     assert listing.notes == ["no contract in scope is governed by Texas law; the laws found are: England, England and Wales"]
     unknown = sample_library.enumerate("Which contracts are governed by Utopian law?")
     assert unknown.documents == [] and unknown.notes[0].startswith("Utopian law: no contract's governing law is known")
+
+
+def test_contracts_without_an_end_date_are_counted_not_silently_dropped(sample_library):
+    ending = {f.doc_id: f.expiration.value if f.expiration else None for f in sample_library.contract_fields()}
+    listing = sample_library.enumerate("Which contracts expire after 2000?")
+    dated = [doc_id for doc_id, value in ending.items() if value and value.count("/") == 2]
+    assert sorted(d.doc_id for d in listing.documents) == sorted(dated)
+    undated = len(ending) - len(dated)
+    assert listing.notes == [f"{undated} of 3 contracts give no end date (their term is a length counted from an event, "
+                             "renews until terminated, or is not stated), so they could not be checked"]
+    assert listing.headline() == f"{len(dated)} of 3 contracts expiring after 2000."
 
 
 def test_the_cli_returns_the_complete_list_as_json(tmp_path):
