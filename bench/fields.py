@@ -10,6 +10,9 @@ read from clauses), its fields extracted, and compared with `labels.jsonl`:
   A wrong jurisdiction counts as a false positive and a false negative.
 - Expiration date: the same date (m/d/yy), "perpetual", or a term length where the label
   is relative (answerable with no date); anything else is a false positive and negative.
+- Agreement date, effective date: the same date (m/d/yy); where the label has no date (an
+  effective date set by an event), any predicted date is a false positive and negative.
+- Renewal term: the same length (number and unit of the first period, "successive" aside).
 - Parties: party by party; a labelled party is found when a predicted one names the same
   entity (same first distinctive word, or one name's words inside the other's).
 - Presence flags: "present" against the category's `answerable`.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import re
 import sys
 import time
 from collections import defaultdict
@@ -98,6 +102,11 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
         expiration = by_category.get("Expiration Date")
         if expiration is not None:
             _score_expiration(counts["Expiration Date"], fields.expiration, expiration, contract["id"] if show_errors == "Expiration Date" else None)
+        for category, value in (("Agreement Date", fields.agreement_date), ("Effective Date", fields.effective_date)):
+            if category in by_category:
+                _score_date(counts[category], value, by_category[category], contract["id"] if show_errors == category else None)
+        if "Renewal Term" in by_category:
+            _score_renewal(counts["Renewal Term value"], fields.renewal_term, by_category["Renewal Term"], contract["id"] if show_errors == "Renewal Term value" else None)
         parties = by_category.get("Parties")
         if parties is not None:
             _score_parties(counts["Parties"], [p.value for p in fields.parties], parties, contract["id"] if show_errors == "Parties" else None)
@@ -129,6 +138,28 @@ def _score_expiration(count: Count, predicted, label: dict, show: str | None) ->
         print(f"  {show[:60]}: predicted {value!r}, label {wanted!r}" + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
 
 
+def _score_date(count: Count, predicted, label: dict, show: str | None) -> None:
+    wanted = label["normalized_answer"].strip().lower() if label["answerable"] else None
+    right = predicted is not None and bool(wanted) and _same_date(predicted.value, wanted)
+    count.add(predicted is not None, wanted is not None, right)
+    if show and (predicted is not None or wanted is not None) and not right:
+        print(f"  {show[:60]}: predicted {predicted.value if predicted else None!r}, label {wanted!r}"
+              + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
+
+
+_PERIOD = re.compile(r"(\d+)\s*(year|month|day)", re.IGNORECASE)
+
+
+def _score_renewal(count: Count, predicted, label: dict, show: str | None) -> None:
+    wanted = label["normalized_answer"].strip().lower() if label["answerable"] else None
+    want, got = (_PERIOD.search(v) if v else None for v in (wanted, predicted.value if predicted else None))
+    right = bool(want and got) and (want.group(1), want.group(2).lower()) == (got.group(1), got.group(2).lower())
+    count.add(predicted is not None, wanted is not None, right)
+    if show and (predicted is not None or wanted is not None) and not right:
+        print(f"  {show[:60]}: predicted {predicted.value if predicted else None!r}, label {wanted!r}"
+              + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
+
+
 def _same_date(value: str, wanted: str) -> bool:
     if value == "perpetual" or wanted == "perpetual":
         return value == wanted
@@ -156,12 +187,13 @@ def render(split: str, counts: dict[str, Count], contracts: int) -> str:
         "-" * 90,
     ]
     presence_f1 = []
-    for name in ["Governing Law", "Expiration Date", "Parties", *presence_model().categories]:
+    values = ["Governing Law", "Agreement Date", "Effective Date", "Expiration Date", "Renewal Term value", "Parties"]
+    for name in [*values, *presence_model().categories]:
         count = counts.get(name)
         if count is None:
             continue
         precision, recall, f1 = count.scores()
-        if name not in ("Governing Law", "Expiration Date", "Parties"):
+        if name not in values:
             presence_f1.append(f1)
         flag = " *" if name in presence_model().reliable else ""
         cv = presence_model().cv_f1.get(name)

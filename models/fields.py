@@ -29,6 +29,9 @@ class ContractFields(BaseModel):
     document_type: str = Field(default="", description="the agreement family its title names, e.g. 'License'")
     parties: list[FieldValue] = Field(default_factory=list, description="value: 'Name (“Alias”)', from the sentence that introduces them")
     governing_law: FieldValue | None = None
+    agreement_date: FieldValue | None = Field(default=None, description="value: 'm/d/yy', the date the opening gives the contract")
+    effective_date: FieldValue | None = Field(default=None, description="value: 'm/d/yy'; the agreement date when no other is named")
+    renewal_term: FieldValue | None = Field(default=None, description="value: e.g. 'successive 1 year', how long each renewal runs")
     expiration: FieldValue | None = Field(default=None, description="value: 'm/d/yy', 'perpetual', or the term's length as written")  # value: a jurisdiction name, e.g. "New York", "Ontario, Canada"
     presence: dict[str, Presence] = Field(default_factory=dict, description="category name -> presence")
 

@@ -7,7 +7,7 @@ import pytest
 
 from engine.fields import extract_fields
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
-from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data, parsed
 
 
 @pytest.mark.parametrize(
@@ -104,3 +104,59 @@ def test_a_term_counted_from_the_contract_date_becomes_a_date():
     sentence = "the term shall continue for a period of five (5) years from the Effective Date"
     assert _counted_from_start(sentence, "five (5) years", date(2011, 3, 14)) == "3/14/16"
     assert _counted_from_start("shall continue for three years from the Launch Date", "three years", date(2011, 3, 14)) is None
+
+
+def _contract(*paragraphs: tuple[str, str, int]) -> list:
+    """Clauses (ref, text, page) in reading order, cut into sentences as the field readers see them."""
+    from engine.fields.sentences import split_sentences
+    from models.clause import Clause, ClauseKind
+
+    clauses = [
+        Clause(clause_id=f"d:{ref}", doc_id="d", ref=ref, path=ref, level=1, kind=ClauseKind.SECTION, order=order,
+               text=text, page_start=page, page_end=page, char_start=0, char_end=len(text))
+        for order, (ref, text, page) in enumerate(paragraphs)
+    ]
+    return split_sentences(clauses)
+
+
+def test_the_agreement_date_is_the_openings_not_a_recited_agreements():
+    from engine.fields.dates import agreement_date, effective_date
+
+    sentences = _contract(
+        ("Preamble", "WHEREAS, the parties entered into a Supply Agreement dated May 8, 2008.", 1),
+        ("Opening", "This Amendment is made as of the 14th day of March, 2011 between Acme and Beta.", 1),
+        ("2.1", "This Amendment shall be effective as of April 1, 2011 (the \u201cEffective Date\u201d).", 3),
+    )
+    (clause, _, _), made = agreement_date(sentences)
+    assert (clause.ref, made.isoformat()) == ("Opening", "2011-03-14")
+    (clause, _, _), effective = effective_date(sentences)
+    assert (clause.ref, effective.isoformat()) == ("2.1", "2011-04-01")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "renewal"),
+    [
+        ("This Agreement shall automatically renew for successive one (1) year terms unless either party gives 90 days notice.", "successive 1 year"),
+        ("The Services Term shall be automatically renewed for successive two-year terms unless written notice is given.", "successive 2 year"),
+        ("This agreement shall automatically renew for additional successive terms of twelve (12) months each.", "successive 1 year"),
+        ("This Agreement will automatically renew on a year to year basis, unless either Party notifies the other 30 days before.", "1 year"),
+        ("The Initial Term may be extended by a further period of six (6) months by mutual agreement.", "6 month"),
+        ("Either party may terminate this Agreement on 30 days notice.", None),
+    ],
+)
+def test_how_long_each_renewal_runs(sentence, renewal):
+    from engine.fields.term import renewal_in
+
+    found = renewal_in(_contract(("3.2", sentence, 2)))
+    assert (found[3] if found else None) == renewal
+
+
+@needs_shared_data
+def test_the_dates_and_renewal_of_a_cuad_contract_match_the_lawyers_labels():
+    contract = SHARED_DATA / "cuad" / "pdf" / "EdietsComInc_20001030_10QSB_EX_10_4_2606646_EX_10_4_Co_Branding_Agreement.pdf"
+    fields = extract_fields("doc", parsed(contract).graph.clauses)
+    assert (fields.agreement_date.value, fields.agreement_date.ref, fields.agreement_date.page) == ("5/22/00", "Preamble", 1)
+    assert fields.effective_date.value == "5/22/00"  # "made as of May 22, 2000 (the "Effective Date")"
+    assert (fields.expiration.value, fields.expiration.ref) == ("5/22/02", "10.1")  # two years from the Effective Date
+    assert (fields.renewal_term.value, fields.renewal_term.ref) == ("successive 1 year", "10.1")
+    assert " ".join(fields.renewal_term.quote.split()).startswith("This agreement shall automatically renew for additional successive terms of twelve (12) months")

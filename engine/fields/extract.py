@@ -7,12 +7,13 @@ import re
 
 import numpy as np
 
+from engine.fields.dates import agreement_date, effective_date, short_date
 from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in
 from engine.fields.parties import parties_in
 from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
 from engine.fields.sentences import Span, split_sentences
-from engine.fields.term import expiration_in
+from engine.fields.term import expiration_in, renewal_in
 from models.clause import Clause, ClauseType
 from models.fields import ContractFields, FieldValue, Presence
 
@@ -26,11 +27,21 @@ def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> Contr
     ordered = sorted(clauses, key=lambda c: c.order)
     sentences = split_sentences(ordered)
     parties = [_value(clause, start, end, name) for clause, start, end, name in parties_in(ordered)]
-    ending = expiration_in(ordered, sentences)
+    ending, renewal = expiration_in(sentences), renewal_in(sentences)
+    made = _dated(agreement_date(sentences))
     return ContractFields(
         doc_id=doc_id, title=title, document_type=document_type(title), parties=parties,
-        governing_law=_governing_law(sentences), expiration=_value(*ending) if ending else None, presence=_presence(sentences),
+        governing_law=_governing_law(sentences), agreement_date=made, effective_date=_dated(effective_date(sentences)) or made,
+        expiration=_value(*ending) if ending else None, renewal_term=_value(*renewal) if renewal else None,
+        presence=_presence(sentences),
     )
+
+
+def _dated(found) -> FieldValue | None:
+    if found is None:
+        return None
+    (clause, start, end), day = found
+    return _value(clause, start, end, short_date(day))
 
 
 def _value(clause: Clause, start: int, end: int, value: str) -> FieldValue:

@@ -6,17 +6,10 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from engine.fields.dates import agreement_date, find_date, short_date
 from engine.fields.sentences import Span
 from models.clause import Clause, ClauseType
 
-MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], start=1)}
-_MONTH = r"(?P<month>January|February|March|April|May|June|July|August|September|October|November|December)"
-_DATES = [
-    re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)", re.I),
-    re.compile(rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(?P<year>(?:19|20)\d\d)", re.I),
-    re.compile(r"(?P<m>\d{1,2})/(?P<day>\d{1,2})/(?P<year>(?:19|20)?\d\d)\b"),
-]
 _ENDS = re.compile(r"\b(?:expire|expiration|terminat|end|until|through|continue|remain)\w*\b", re.I)
 _TERM = re.compile(r"\b(?:term|expire|expiration|continue in (?:full )?(?:force|effect)|remain in (?:full )?(?:force|effect))\b", re.I)
 _UNTIL_DATE = re.compile(r"\b(?:until|through|to and including|expire[sd]?\s+on|end(?:s|ing)?\s+on|terminate[sd]?\s+on|ending)\s+(?:the\s+)?(?:close\s+of\s+business\s+on\s+)?", re.I)
@@ -29,7 +22,7 @@ _LENGTH = re.compile(
 _LENGTH_WORDS = re.compile(r"\b(?P<length>(?:one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty)\s+(?:\(\d+\)\s+)?(?:years?|months?))\b", re.I)
 
 
-def expiration_in(clauses: list[Clause], sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
+def expiration_in(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
     """(clause, start, end, value) for the sentence saying when the contract ends; value is
     "m/d/yy" (named, or the contract's own date plus a term counted from it), "perpetual",
     or the term's length as written."""
@@ -37,7 +30,8 @@ def expiration_in(clauses: list[Clause], sentences: list[Span]) -> tuple[Clause,
     if found is None:
         return None
     clause, start, end, value = found
-    counted = _counted_from_start(" ".join(clause.text[start:end].split()), value, _contract_date(clauses))
+    made = agreement_date(sentences)
+    counted = _counted_from_start(" ".join(clause.text[start:end].split()), value, made[1] if made else None)
     return clause, start, end, counted or value
 
 
@@ -45,6 +39,40 @@ _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "sev
             "eleven": 11, "twelve": 12, "fifteen": 15, "eighteen": 18, "twenty": 20, "thirty": 30, "thirty-six": 36}
 _FROM_START = re.compile(r"\b(?:from|after|following|of)\s+(?:the\s+)?(?:effective\s+date|date\s+(?:hereof|of\s+this\s+agreement|first\s+(?:written|stated|set\s+forth)\s+above)|execution)", re.I)
 _COMMENCES = re.compile(r"\b(?:effective\s+(?:as\s+of\s+)?the\s+(?:effective\s+)?date|commence\w*\s+on\s+the\s+(?:effective\s+)?date|as\s+of\s+the\s+date)", re.I)
+
+
+_RENEWS = re.compile(r"\b(?:renew\w*|extend\w*|extension)\b", re.I)
+_RENEWAL_PERIOD = re.compile(r"\b(?:successive|additional|renewal|further|consecutive|like|year[- ]to[- ]year)\b", re.I)
+_YEARLY = re.compile(r"\byear[- ]to[- ]year\b|\bannually\b", re.I)
+_PERIOD = re.compile(
+    r"(?:\b(?P<word>[a-z]+)[\s-]+)?(?:\((?P<digits>\d+)\)\s*|(?P<bare>\d+)[\s~-]*)?(?P<unit>year|month|day)s?\b", re.I
+)
+
+
+def renewal_in(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
+    """(clause, start, end, value) for the sentence saying how long each renewal runs; value is
+    "successive 1 year" for automatic successive renewals, else "1 year"."""
+    typed = [s for s in sentences if _about_term(s[0])]
+    for clause, start, end in typed + [s for s in sentences if not _about_term(s[0])]:
+        sentence = " ".join(clause.text[start:end].split())
+        if not _RENEWS.search(sentence) or not _RENEWAL_PERIOD.search(sentence):
+            continue
+        period = "1 year" if _YEARLY.search(sentence) else _period_after(sentence, _RENEWAL_PERIOD.search(sentence).start())
+        if period is not None:
+            successive = re.search(r"\b(?:successive|consecutive)\b", sentence, re.I)
+            return clause, start, end, f"successive {period}" if successive else period
+    return None
+
+
+def _period_after(sentence: str, position: int) -> str | None:
+    """The first "one (1) year" / "12 months" / "thirty day" length from a position, as "1 year"."""
+    for match in _PERIOD.finditer(sentence, max(0, position - 40)):
+        count = match.group("digits") or match.group("bare")
+        number = int(count) if count else _NUMBERS.get((match.group("word") or "").lower())
+        if number:
+            unit = match.group("unit").lower()
+            return f"{number // 12} year" if unit == "month" and number % 12 == 0 else f"{number} {unit}"
+    return None
 
 
 def _counted_from_start(sentence: str, length: str, start: date | None) -> str | None:
@@ -63,24 +91,6 @@ def _counted_from_start(sentence: str, length: str, start: date | None) -> str |
     total = start.year * 12 + start.month - 1 + months
     year, month = divmod(total, 12)
     return f"{month + 1}/{start.day}/{year % 100:02d}"
-
-
-def _contract_date(clauses: list[Clause]) -> date | None:
-    """The date the opening gives the contract ("made as of March 14, 2011")."""
-    for clause in sorted((c for c in clauses if c.page_start == 1), key=lambda c: c.order)[:4]:
-        text = " ".join(clause.text.split())
-        for pattern in _DATES:
-            match = pattern.search(text)
-            if match:
-                groups = match.groupdict()
-                month = MONTHS[groups["month"].lower()] if groups.get("month") else int(groups["m"])
-                year = int(groups["year"])
-                year = year if year > 100 else (2000 + year if year < 50 else 1900 + year)
-                try:
-                    return date(year, month, int(groups["day"]))
-                except ValueError:
-                    return None
-    return None
 
 
 def _expiration_sentence(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
@@ -114,16 +124,7 @@ def _ending(sentence: str) -> str | None:
 
 
 def _date(text: str) -> str | None:
-    for pattern in _DATES:
-        match = pattern.match(text.strip()) or None
-        if match is None:
-            continue
-        groups = match.groupdict()
-        month = MONTHS[groups["month"].lower()] if groups.get("month") else int(groups["m"])
-        year = int(groups["year"]) % 100
-        try:
-            date(2000 + year if year < 50 else 1900 + year, month, int(groups["day"]))
-        except ValueError:
-            return None
-        return f"{month}/{int(groups['day'])}/{year:02d}"
-    return None
+    """The date the text starts with, as m/d/yy."""
+    text = text.strip()
+    found = find_date(text)
+    return short_date(found[1]) if found and found[0].start() == 0 else None
