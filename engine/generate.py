@@ -4,7 +4,8 @@ The model sees numbered passages ([P1], [P2], ...) and must answer in the DraftA
 schema: Ollama gets it as `format`, an OpenAI-compatible server as a `json_schema`
 response format, so a grammar-constrained server cannot drift out of it. Its tokens stream
 to a callback for the UI. Nothing it writes is trusted: each quote is looked up in the
-passage's clause by the citation check, and a quote the clause does not contain is dropped.
+passage's clause by the citation check, and a claim with a quote the clause does not contain
+is dropped.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Checked:
     claims: list[Claim] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)  # quotes the cited clause does not contain
+    dropped: int = 0  # claims left out: a quote failed, or none was given
 
 
 def context_passages(evidence: Evidence) -> list[Passage]:
@@ -95,23 +97,33 @@ def parse_draft(text: str) -> DraftAnswer:
 
 
 def check(answer: DraftAnswer, passages: list[Passage], evidence: Evidence, citer: Citer) -> Checked:
-    """Keep each quote its passage's clause contains; a claim with no quote left is dropped."""
+    """Keep the claims whose every quote its passage's clause contains.
+
+    A claim with one quote the contract does not say is dropped whole, its true quotes too:
+    its statement may rest on the invented words, and a true quote beside them would lend it
+    a citation it has not earned ("the cap is unlimited", cited to the clause setting the cap)."""
     checked = Checked()
     for claim in answer.claims:
-        numbers: list[int] = []
+        citations, failed = [], []
         for quote in claim.quotes:
             citation = _cite(quote.passage, quote.quote, passages, evidence, citer)
             if citation is None:
-                checked.failed.append(quote.quote)
-                continue
+                failed.append(quote.quote)
+            else:
+                citations.append(citation)
+        checked.failed.extend(failed)
+        if failed or not citations or not claim.statement.strip():
+            checked.dropped += 1
+            continue
+        numbers: list[int] = []
+        for citation in citations:
             known = next((c for c in checked.citations if (c.clause_id, c.char_start) == (citation.clause_id, citation.char_start)), None)
             if known is None:
                 known = citation.model_copy(update={"number": len(checked.citations) + 1})
                 checked.citations.append(known)
             if known.number not in numbers:
                 numbers.append(known.number)
-        if numbers and claim.statement.strip():
-            checked.claims.append(Claim(text=claim.statement.strip(), citations=numbers))
+        checked.claims.append(Claim(text=claim.statement.strip(), citations=numbers))
     return checked
 
 
