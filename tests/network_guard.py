@@ -8,8 +8,8 @@ A PEP 578 audit hook sees each connect, sendto, sendmsg and name lookup made thr
 socket module, by any library, including C extensions that go through it, before it reaches
 the system. A use of anything but an allowed address raises PermissionError (an OSError, so
 the caller fails as if offline) and is written to FILE at once, one JSON line, so the record
-survives the process being killed; allowed contacts are written too, to show the guard saw
-them. An audit hook cannot be removed, hence a child process. Native code with its own
+survives the process being killed; allowed contacts and the addresses it binds to listen
+on are written too, to show the guard saw them. An audit hook cannot be removed, hence a child process. Native code with its own
 sockets (Rust, C++) is out of its sight: strace logs the connect and sendto system calls of
 every thread, and `inet_contacts` reads the addresses from its log.
 """
@@ -45,6 +45,10 @@ def install(allowed: set[tuple[str, int]], record: Path) -> None:
         log.flush()
 
     def hook(event: str, args: tuple) -> None:
+        if event == "socket.bind":  # a socket to listen on, or to send from: noted, nothing leaves
+            address = args[-1]
+            note("listen", event, f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address))
+            return
         if event in _CONNECTS:
             address = args[-1]
             if address is None:  # a send on a socket already connected (and checked then)

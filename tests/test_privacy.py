@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def test_ingest_search_and_both_answers_work_under_the_guard(journey):
 def test_python_contacts_nothing_but_the_model_host(journey):
     contacted = {e["target"] for e in journey.record if e["verdict"] == "allowed" and e["event"] == "socket.connect"}
     assert contacted == {journey.host}
-    blocked = [(e["event"], e["target"]) for e in journey.record if e["verdict"] != "allowed"]
+    blocked = [(e["event"], e["target"]) for e in journey.record if e["verdict"] not in ("allowed", "listen")]
     assert blocked == [("socket.connect", OUTSIDE_ADDRESS), ("socket.getaddrinfo", f"{OUTSIDE_NAME}:443")]  # the control alone
 
 
@@ -95,6 +96,12 @@ def test_no_thread_reaches_beyond_the_model_host_not_even_native_code(journey):
         pytest.skip("strace is not installed or may not trace here (apt-get install strace): native code unchecked")
     assert journey.syscalls, "strace saw no connection at all, not even to the model host"
     assert set(journey.syscalls) == {journey.host}
+
+
+def test_the_app_ships_with_streamlit_usage_statistics_off_and_a_local_address():
+    config = tomllib.loads((PROJECT_ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["browser"]["gatherUsageStats"] is False  # else the page reports use to Streamlit's collector
+    assert config["server"]["address"] == "localhost"  # else a headless start asks checkip.amazonaws.com for its address
 
 
 # ------------------------------------------------------------------ prompt injection
