@@ -2,9 +2,10 @@
 
 The answerer is a local model (Ollama or an OpenAI-compatible server) when one is
 configured and reachable, else the extractive answerer; either way every quote passes the
-citation check. The abstain decision runs first, on retrieval features calibrated on
-cuad_dev; a model may abstain too ("not_stated"). When a model's quotes all fail the check,
-it is asked once more with the failed quotes named; if that fails as well, or the model is
+citation check, and a model's claim is shown only if every quote it gives passes. The
+abstain decision runs first, on retrieval features calibrated on cuad_dev; a model may
+abstain too ("not_stated"). When no claim of a model's survives the check, it is asked once
+more with the failed quotes named; if that fails as well, or the model is
 unreachable or answers out of schema, the extractive answer stands in, with a note saying so.
 """
 
@@ -102,6 +103,8 @@ class Answerer:
             checked = check(reply, passages, evidence, self.citer)
             if checked.failed:
                 notes.append(f"dropped {len(checked.failed)} quote(s) not found verbatim in the cited clause: " + "; ".join(f"“{q[:80]}”" for q in checked.failed))
+            if checked.dropped:
+                notes.append(f"left out {checked.dropped} claim(s) of {spec.model} not backed wholly by verbatim quotes")
             if checked.claims:
                 return self._generated(evidence, support, kind, spec.model, checked, notes)
             failed = checked.failed or ["(no quote given)"]

