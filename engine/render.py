@@ -16,6 +16,9 @@ from models.answer import Rect
 
 HIGHLIGHT_RGB = (1.0, 0.85, 0.2)
 FOCUS_MARGIN = 110.0  # points shown above the first and below the last highlighted line
+# The longest side of a rendered image: an A0 drawing or a page 30 metres wide (PDF sets no
+# limit) is drawn smaller rather than as a pixmap of gigabytes.
+MAX_SIDE_PIXELS = 6000
 
 
 class PageImage(BaseModel):
@@ -47,7 +50,9 @@ def render_page(pdf_path: Path, page: int, rects: list[Rect] = (), dpi: int = 11
             top = max(bounds.y0, min(b.y0 for b in boxes) - FOCUS_MARGIN)
             bottom = min(bounds.y1, max(b.y1 for b in boxes) + FOCUS_MARGIN)
             clip = pymupdf.Rect(bounds.x0, top, bounds.x1, bottom)
-        pixmap = pdf_page.get_pixmap(dpi=dpi, annots=True, clip=clip)
+        area = clip or pdf_page.rect
+        zoom = min(dpi / 72, MAX_SIDE_PIXELS / max(area.width, area.height, 1.0))
+        pixmap = pdf_page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), annots=True, clip=clip)
         return PageImage(
             png=pixmap.tobytes("png"), page=page, pages=document.page_count, highlights=len(boxes), focused=clip is not None
         )

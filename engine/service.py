@@ -37,6 +37,7 @@ from models.retrieval import Mode, Passage, Retrieval
 
 
 _HIT_QUOTE_CHARS = 600  # a hit highlights its opening, not a whole long section
+_MB = 1024 * 1024
 
 __all__ = [
     "Backend", "GraphLayout", "GraphView", "LLMSpec", "Library", "Progress", "ProgressCallback", "Stage",
@@ -64,6 +65,10 @@ def expand_paths(paths: list[Path]) -> list[Path]:
         else:
             files.append(path)
     return files
+
+
+def _failed(file_name: str, message: str) -> IngestOutcome:
+    return IngestOutcome(file_name=file_name, status=IngestStatus.FAILED, message=message)
 
 
 class Library:
@@ -107,17 +112,29 @@ class Library:
 
     def ingest_file(self, path: Path, progress: ProgressCallback = no_progress) -> IngestOutcome:
         if not path.exists():
-            return IngestOutcome(file_name=path.name, status=IngestStatus.FAILED, message="no such file")
+            return _failed(path.name, "no such file")
         if not path.is_file():
-            return IngestOutcome(file_name=path.name, status=IngestStatus.FAILED, message="not a file")
+            return _failed(path.name, "not a file")
         try:
+            too_large = self._size_problem(path.stat().st_size)
+            if too_large:
+                return _failed(path.name, too_large)
             data = path.read_bytes()
         except OSError as error:
-            return IngestOutcome(file_name=path.name, status=IngestStatus.FAILED, message=f"cannot read it ({error.strerror})")
+            return _failed(path.name, f"cannot read it ({error.strerror})")
         return self.ingest_upload(path.name, data, progress)
 
     def ingest_upload(self, file_name: str, data: bytes, progress: ProgressCallback = no_progress) -> IngestOutcome:
-        return ingest_bytes(self.store, self.embedder, data, file_name, progress)
+        too_large = self._size_problem(len(data))
+        if too_large:
+            return _failed(file_name, too_large)
+        return ingest_bytes(self.store, self.embedder, data, file_name, progress, self.settings.max_pages)
+
+    def _size_problem(self, size: int) -> str | None:
+        limit = self.settings.max_upload_mb
+        if size <= limit * _MB:
+            return None
+        return f"the file is {size / _MB:,.1f} MB, more than the limit of {limit} MB (setting max_upload_mb)"
 
     def ingest_paths(self, paths: list[Path], progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
         outcomes = [self.ingest_file(path, progress) for path in expand_paths(paths)]

@@ -89,6 +89,22 @@ def test_unreadable_files_say_why(tmp_path, content, message):
         read_pdf(path)
 
 
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"PK\x03\x04\x14\x00\x06\x00word/document.xml", "not a PDF file: it holds a ZIP archive (a Word .docx, Excel .xlsx or .zip file?)"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a PDF file: it holds a PNG image"),
+        (b"\n<!DOCTYPE html><html><body>Sign in</body></html>", "not a PDF file: it holds a web page (HTML)"),
+        (("Prüfung " + "ü" * 3000).encode(), "not a PDF file: it holds plain text"),  # a "ü" cut at the 4 KB read
+        (bytes(range(256)), "not a PDF file (it does not start with a PDF header)"),
+    ],
+)
+def test_a_file_that_is_not_a_pdf_is_named_for_what_it_holds(content, message):
+    with pytest.raises(IngestError) as error:
+        read_pdf(content)
+    assert str(error.value) == message
+
+
 def test_a_password_protected_pdf_is_refused_plainly(tmp_path):
     path = tmp_path / "locked.pdf"
     document = pymupdf.open()

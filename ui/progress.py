@@ -34,7 +34,7 @@ def show_outcome(outcome: IngestOutcome) -> None:
     if outcome.status is IngestStatus.FAILED:
         st.error(f"**{outcome.file_name}** was not added: {outcome.message}", icon=":material/error:")
     elif outcome.status is IngestStatus.UNCHANGED:
-        st.info(f"**{outcome.file_name}** is already in the library; nothing changed.", icon=":material/info:")
+        st.info(f"**{outcome.file_name}** is {outcome.message}", icon=":material/info:")
     else:
         st.success(
             f"**{outcome.file_name}**: {outcome.pages} pages, {outcome.clauses} clauses, "

@@ -38,6 +38,7 @@ _PAGE_NUMBER = re.compile(
 _CENTRED_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—]?\s*\d{1,3}\s*[-–—]?$", re.IGNORECASE)
 _EDGAR_SOURCE_LINE = re.compile(r"^source:\s.{3,120}\d{1,2}/\d{1,2}/\d{2,4}$", re.IGNORECASE)
 _MARGIN_ZONE = 0.12  # top and bottom share of the page where running headers and footers live
+_END_OF_FILE = b"%%EOF"  # a complete PDF ends with it, within its last kilobyte
 
 
 @dataclass(slots=True)
@@ -128,24 +129,71 @@ class DocumentText:
         return max(1, bisect_right(self.page_starts, offset))
 
 
-def open_pdf(source: Path | bytes) -> pymupdf.Document:
+def open_pdf(source: Path | bytes, max_pages: int | None = None) -> pymupdf.Document:
     """Open a PDF or raise an IngestError that says plainly what is wrong with it."""
     data = source if isinstance(source, bytes) else _read(source)
     if not data:
         raise IngestError("the file is empty (0 bytes)")
     if b"%PDF-" not in data[:1024]:
-        raise IngestError("not a PDF file (it does not start with a PDF header)")
+        kind = _content_kind(data)
+        raise IngestError(f"not a PDF file: it holds {kind}" if kind else "not a PDF file (it does not start with a PDF header)")
     try:
         document = pymupdf.open(stream=data, filetype="pdf")
     except Exception as error:  # PyMuPDF raises several types for damaged files
         raise IngestError(f"the PDF is damaged and cannot be read ({error})") from error
-    if document.needs_pass or document.is_encrypted:
+    problem = _problem(document, data, max_pages)
+    if problem:
         document.close()
-        raise IngestError("the PDF is password-protected; remove the password and add it again")
-    if document.page_count == 0:
-        document.close()
-        raise IngestError("the PDF has no pages")
+        raise IngestError(problem)
     return document
+
+
+def _problem(document: pymupdf.Document, data: bytes, max_pages: int | None) -> str | None:
+    """Why an opened PDF still cannot be ingested, if it cannot."""
+    if document.needs_pass or document.is_encrypted:
+        return "the PDF is locked with a password: it cannot be opened without it; add an unlocked copy"
+    # MuPDF rebuilds a file that lost its end from the objects it still finds, so a cut-off
+    # download opens as a shorter document (or none): refuse it rather than read part of it.
+    if document.is_repaired and _END_OF_FILE not in data[-1024:]:
+        return (
+            f"the file is incomplete: it stops after {len(data):,} bytes, before the end of the PDF "
+            "(a download or copy that was cut short); add the whole file again"
+        )
+    if document.page_count == 0:
+        return "the PDF has no pages"
+    if max_pages is not None and document.page_count > max_pages:
+        return f"the PDF has {document.page_count:,} pages, more than the limit of {max_pages:,} pages (setting max_pages)"
+    return None
+
+
+# What a file with a .pdf name holds instead, by its first bytes.
+_SIGNATURES = (
+    (b"PK\x03\x04", "a ZIP archive (a Word .docx, Excel .xlsx or .zip file?)"),
+    (b"\xd0\xcf\x11\xe0", "an old Microsoft Office document (.doc or .xls?)"),
+    (b"{\\rtf", "an RTF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+)
+
+
+def _content_kind(data: bytes) -> str | None:
+    """What a file that is not a PDF holds, in words a user recognises; None if unknown."""
+    for signature, kind in _SIGNATURES:
+        if data.startswith(signature):
+            return kind
+    head = data[:4096]
+    if head.lstrip().lower().startswith((b"<!doctype html", b"<html")):
+        return "a web page (HTML)"
+    if b"\x00" in head:
+        return None
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data":  # a character cut at the 4 KB mark is still text
+            return None
+    return "plain text"
 
 
 def _read(path: Path) -> bytes:
@@ -155,9 +203,9 @@ def _read(path: Path) -> bytes:
         raise IngestError(f"cannot read the file ({error.strerror})") from error
 
 
-def read_pdf(source: Path | bytes) -> DocumentText:
+def read_pdf(source: Path | bytes, max_pages: int | None = None) -> DocumentText:
     """Parse a PDF into a DocumentText."""
-    with open_pdf(source) as document:
+    with open_pdf(source, max_pages) as document:
         pages = [_page_rows(page, number) for number, page in enumerate(document, start=1)]
         sizes = [(page.rect.width, page.rect.height) for page in document]
         textless = [

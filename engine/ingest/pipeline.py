@@ -73,12 +73,14 @@ def document_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def parse_contract(data: bytes, file_name: str, progress: ProgressCallback = no_progress) -> ParsedContract:
+def parse_contract(
+    data: bytes, file_name: str, progress: ProgressCallback = no_progress, max_pages: int | None = None
+) -> ParsedContract:
     """Parse and structure a PDF; raises IngestError with a plain reason if it cannot."""
     doc_id = document_id(data)
     started = time.perf_counter()
     progress(Progress(file_name, Stage.PARSE, 0.0, "reading pages"))
-    text = read_pdf(data)
+    text = read_pdf(data, max_pages)
     if text.pages_without_text and len(text.pages_without_text) == text.page_count:
         raise IngestError(
             f"none of its {text.page_count} page(s) has a text layer: it is a scanned image, "
@@ -167,6 +169,7 @@ def ingest_bytes(
     data: bytes,
     file_name: str,
     progress: ProgressCallback = no_progress,
+    max_pages: int | None = None,
 ) -> IngestOutcome:
     """Ingest one file; never raises for a bad file, the outcome says what went wrong."""
     started = time.perf_counter()
@@ -182,7 +185,7 @@ def ingest_bytes(
                     references_unresolved=existing.references_unresolved,
                     message=f"already in the library as {existing.file_name}; nothing to do",
                 )
-        parsed = parse_contract(data, file_name, progress)
+        parsed = parse_contract(data, file_name, progress, max_pages)
         embed_started = time.perf_counter()
         clause_vectors, windows = embed_contract(parsed, embedder, progress)
         store_started = time.perf_counter()
