@@ -25,7 +25,17 @@ $(CHROMIUM_STAMP): | $(STAMP)
 		|| echo "chromium could not be installed here: the browser test will be skipped with that reason"
 	touch $(CHROMIUM_STAMP)
 
-setup: $(STAMP) $(CHROMIUM_STAMP)
+TESSERACT_STAMP := $(VENV)/.tesseract-checked
+
+# Scanned pages are read by Debian's Tesseract through PyMuPDF (its English data is all PyMuPDF
+# needs); install it when missing. Without it scanned pages are refused with that reason.
+$(TESSERACT_STAMP): | $(STAMP)
+	command -v tesseract >/dev/null 2>&1 || (apt-get install -y -q tesseract-ocr tesseract-ocr-eng \
+		|| (apt-get update -q && apt-get install -y -q tesseract-ocr tesseract-ocr-eng)) \
+		|| echo "tesseract-ocr could not be installed here: scanned PDFs will be refused and the OCR tests skipped with that reason"
+	touch $(TESSERACT_STAMP)
+
+setup: $(STAMP) $(CHROMIUM_STAMP) $(TESSERACT_STAMP)
 
 run: setup
 	$(VENV)/bin/streamlit run app.py

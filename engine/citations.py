@@ -5,7 +5,7 @@ whitespace, quotes, case and hyphenation (a word broken across a line, "termi- n
 matches "termination"). A kept citation carries the clause's own text at the matched span,
 never the model's spelling, so it is verbatim by construction; it is then checked once more,
 page by page, against the PDF's own text layer (what a reader, or a scorer, sees on that
-page) and cut where the page does not print it as one run (a word the engine rejoined
+page; on a scanned page, the text recognised from its image) and cut where the page does not print it as one run (a word the engine rejoined
 across a hyphenated line break, say). A quote across a page break keeps one part per page. Its rectangles come from the word boxes stored at ingest: one per line, on
 every page the quote touches.
 """
@@ -55,6 +55,7 @@ class Citer:
         self.store = store
         self._pages: dict[str, list[PageWords]] = {}
         self._file_names: dict[str, str] = {}
+        self._recognised: dict[tuple[str, int], str] = {}  # normalised OCR text of scanned pages
 
     def cite(self, clause: Clause, quote: str) -> Citation | None:
         """A citation for `quote` in `clause`, or None if the clause does not say it."""
@@ -117,9 +118,18 @@ class Citer:
         return parts if kept >= MIN_QUOTE_WORDS else []
 
     def _page_text(self, doc_id: str, page: int) -> str:
-        """Normalised text of a page as PyMuPDF reads the stored PDF."""
+        """Normalised text of a page as PyMuPDF reads the stored PDF.
+
+        A scanned page has no text layer to read: what it prints is what text recognition
+        read from its image at ingest, the page text the store keeps."""
         pages = printed_pages(str(self.store.file_path(doc_id)))
-        return pages[page - 1] if 1 <= page <= len(pages) else ""
+        printed = pages[page - 1] if 1 <= page <= len(pages) else ""
+        if printed:
+            return printed
+        if (doc_id, page) not in self._recognised:
+            stored = next((p for p in self._page_words(doc_id) if p.page == page), None)
+            self._recognised[doc_id, page] = normalise(stored.text) if stored is not None else ""
+        return self._recognised[doc_id, page]
 
     def _file_name(self, doc_id: str) -> str:
         if doc_id not in self._file_names:
@@ -131,6 +141,7 @@ class Citer:
         if doc_id not in self._pages:
             if len(self._pages) > 16:
                 self._pages.clear()
+                self._recognised.clear()
             self._pages[doc_id] = self.store.pages(doc_id)
         return self._pages[doc_id]
 

@@ -60,7 +60,7 @@ def contract_page() -> None:
     metrics[3].metric("References resolved", document.references_resolved)
     metrics[4].metric("Unresolved", document.references_unresolved)
     if document.pages_without_text:
-        st.warning(f"Pages without a text layer (not read): {', '.join(map(str, document.pages_without_text))}")
+        st.warning(f"Pages not read (no text layer, and no text recognised on them): {', '.join(map(str, document.pages_without_text))}")
     outline, terms, refs = st.tabs(["Outline", "Definitions", "Cross-references"])
     with outline:
         st.dataframe(_outline_rows(detail), hide_index=True, width="stretch", height=420)

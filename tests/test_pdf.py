@@ -115,12 +115,6 @@ def test_a_password_protected_pdf_is_refused_plainly(tmp_path):
 
 
 @needs_shared_data
-def test_a_scanned_contract_has_no_text_layer_on_any_page():
-    parsed = read_pdf(SHARED_DATA / "public" / "ECsample-scan.pdf")
-    assert parsed.pages_without_text == list(range(1, parsed.page_count + 1))
-
-
-@needs_shared_data
 def test_cuad_source_footers_are_removed():
     path = SHARED_DATA / "cuad" / "pdf" / "MACROGENICSINC_08_02_2013_EX_10_COLLABORATION_AGREEMENT.pdf"
     text = read_pdf(path).text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 import pymupdf
 
 from engine.errors import IngestError
+from engine.ingest import ocr
 
 _SPACE_CHARS = frozenset(" \t\n\r\xa0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000")
 _DROPPED_CHARS = frozenset("\u200b\u200c\u200d\u2060\ufeff\ufffd")
@@ -119,7 +121,9 @@ class DocumentText:
     page_count: int
     page_sizes: list[tuple[float, float]]
     page_starts: list[int]
-    pages_without_text: list[int] = field(default_factory=list)
+    pages_without_text: list[int] = field(default_factory=list)  # no text read: no layer, none recognised
+    ocr_pages: list[int] = field(default_factory=list)  # no text layer; text recognised from the image
+    ocr_unavailable: str | None = None  # why scanned pages went unread, when OCR is not installed
     removed_lines: int = 0
 
     def page_at(self, offset: int) -> int:
@@ -203,19 +207,31 @@ def _read(path: Path) -> bytes:
         raise IngestError(f"cannot read the file ({error.strerror})") from error
 
 
-def read_pdf(source: Path | bytes, max_pages: int | None = None) -> DocumentText:
-    """Parse a PDF into a DocumentText."""
+#: Told before each scanned page is recognised: its page number, how many scanned pages
+#: are done, and how many there are. OCR takes seconds a page, so callers show it.
+OcrProgress = Callable[[int, int, int], None]
+
+
+def _no_ocr_progress(page: int, done: int, total: int) -> None:
+    return None
+
+
+def read_pdf(source: Path | bytes, on_ocr_page: OcrProgress = _no_ocr_progress, max_pages: int | None = None) -> DocumentText:
+    """Parse a PDF into a DocumentText; pages that are only a picture of text are read by OCR."""
     with open_pdf(source, max_pages) as document:
-        pages = [_page_rows(page, number) for number, page in enumerate(document, start=1)]
+        pages = [_page_rows(page.get_text("rawdict", flags=0), n, page.rect) for n, page in enumerate(document, start=1)]
         sizes = [(page.rect.width, page.rect.height) for page in document]
-        textless = [
-            number
-            for number, (page, rows) in enumerate(zip(document, pages), start=1)
-            if not rows
-        ]
+        scanned = [n for n, rows in enumerate(pages, start=1) if not rows and ocr.has_image(document[n - 1])]
+        unavailable = ocr.unavailable_reason() if scanned else None
+        if unavailable is None:
+            for done, number in enumerate(scanned):
+                on_ocr_page(number, done, len(scanned))
+                pages[number - 1] = _recognised_rows(document[number - 1], number)
     kept, removed = _drop_running_lines(pages, sizes)
     text = _assemble(kept, sizes)
-    text.pages_without_text = textless
+    text.pages_without_text = [n for n, rows in enumerate(pages, start=1) if not rows]
+    text.ocr_pages = [n for n in scanned if pages[n - 1]]
+    text.ocr_unavailable = unavailable
     text.removed_lines = removed
     return text
 
@@ -223,18 +239,19 @@ def read_pdf(source: Path | bytes, max_pages: int | None = None) -> DocumentText
 # ---------------------------------------------------------------- page layout
 
 
-def _page_rows(page: pymupdf.Page, number: int) -> list[Row]:
-    """The rows of one page in reading order."""
-    # No MEDIABOX_CLIP: it drops whole glyphs near the left edge ("ARTICLE 2" read as
-    # "LE 2"); characters off the page are filtered in _line_row instead.
-    raw = page.get_text("rawdict", flags=0)
+def _page_rows(raw: dict, number: int, bounds: pymupdf.Rect) -> list[Row]:
+    """The rows of one page in reading order, from PyMuPDF's "rawdict" of its text.
+
+    The text is read with flags=0: MEDIABOX_CLIP drops whole glyphs near the left edge
+    ("ARTICLE 2" read as "LE 2"); characters off the page are filtered in _line_row instead.
+    """
     blocks: list[list[tuple[Row, bool]]] = []
     for block in raw["blocks"]:
         if block.get("type") != 0:
             continue
         rows = []
         for line in block["lines"]:
-            row = _line_row(line, number, page.rect)
+            row = _line_row(line, number, bounds)
             if row is not None:
                 horizontal = abs(line["dir"][1]) < 0.1 and line["dir"][0] > 0
                 rows.append((row, horizontal))
@@ -248,6 +265,18 @@ def _page_rows(page: pymupdf.Page, number: int) -> list[Row]:
         if kept:
             units.extend(_split_sparse(_merge_rows(kept)))
     return _reading_order(units)
+
+
+def _recognised_rows(page: pymupdf.Page, number: int) -> list[Row]:
+    """The rows of a scanned page, read by OCR: laid out level, boxed where they are printed."""
+    recognised = ocr.recognise(page)
+    rows = _page_rows(recognised.raw, number, recognised.bounds)
+    return [Row(row.page, [_moved(word, recognised.to_page) for word in row.words], row.size, row.bold) for row in rows]
+
+
+def _moved(word: Word, matrix: pymupdf.Matrix) -> Word:
+    box = pymupdf.Rect(word.x0, word.y0, word.x1, word.y1) * matrix
+    return Word(word.text, box.x0, box.y0, box.x1, box.y1)
 
 
 def _line_row(line: dict, page: int, bounds: pymupdf.Rect) -> Row | None:

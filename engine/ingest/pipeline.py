@@ -29,7 +29,7 @@ from models.document import Document, IngestOutcome, IngestStatus
 logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
-PARSER_VERSION = "6"
+PARSER_VERSION = "7"
 
 
 class Stage(StrEnum):
@@ -80,20 +80,46 @@ def parse_contract(
     doc_id = document_id(data)
     started = time.perf_counter()
     progress(Progress(file_name, Stage.PARSE, 0.0, "reading pages"))
-    text = read_pdf(data, max_pages)
-    if text.pages_without_text and len(text.pages_without_text) == text.page_count:
-        raise IngestError(
-            f"none of its {text.page_count} page(s) has a text layer: it is a scanned image, "
-            "and text recognition (OCR) is not available in this version"
-        )
+
+    def recognising(page: int, done: int, total: int) -> None:
+        message = f"recognising text, page {page}" + (f" ({done + 1} of {total} scanned)" if total > 1 else "")
+        progress(Progress(file_name, Stage.PARSE, done / total, message))
+
+    text = read_pdf(data, recognising, max_pages)
     if not text.text.strip():
-        raise IngestError("the PDF contains no text")
+        raise IngestError(_no_text_reason(text))
     parsed_at = time.perf_counter()
     progress(Progress(file_name, Stage.STRUCTURE, 0.0, "finding clauses, definitions and references"))
     graph = build_graph(doc_id, text, segment(text), fallback_title=Path(file_name).stem)
     structured_at = time.perf_counter()
     progress(Progress(file_name, Stage.STRUCTURE, 1.0, f"{len(graph.clauses)} clauses"))
     return ParsedContract(doc_id, file_name, data, text, graph, parsed_at - started, structured_at - parsed_at)
+
+
+def _no_text_reason(text: DocumentText) -> str:
+    if text.ocr_unavailable is not None:
+        return f"none of its {text.page_count} page(s) has a text layer: it is a scanned image, and {text.ocr_unavailable}"
+    if len(text.pages_without_text) == text.page_count:
+        return f"none of its {text.page_count} page(s) has any text, printed or recognisable by OCR"
+    return "the PDF contains no text"
+
+
+def _parse_warnings(text: DocumentText) -> list[str]:
+    """What a reader of the ingested contract should know about how its pages were read."""
+    warnings = []
+    if text.ocr_pages:
+        warnings.append(
+            f"{_pages(text.ocr_pages)}: no text layer (scanned), its text read by text recognition (OCR); "
+            "recognised text can contain misread characters, so check quotes against the page"
+        )
+    if text.pages_without_text:
+        why = f"not read, because {text.ocr_unavailable}" if text.ocr_unavailable else "no text found, skipped"
+        warnings.append(f"{_pages(text.pages_without_text)}: {why}")
+    return warnings
+
+
+def _pages(numbers: list[int]) -> str:
+    return ("page " if len(numbers) == 1 else "pages ") + ", ".join(str(n) for n in numbers)
 
 
 def embed_contract(
@@ -210,10 +236,7 @@ def ingest_bytes(
             message=f"an unexpected problem stopped the ingest ({type(error).__name__}: {error}); nothing was stored",
             seconds=time.perf_counter() - started,
         )
-    warnings = []
-    if parsed.text.pages_without_text:
-        pages = ", ".join(str(p) for p in parsed.text.pages_without_text)
-        warnings.append(f"page(s) {pages} have no text layer (scanned?) and were not read")
+    warnings = _parse_warnings(parsed.text)
     stages = {
         Stage.PARSE.value: parsed.parse_seconds,
         Stage.STRUCTURE.value: parsed.structure_seconds,
