@@ -16,9 +16,9 @@ records the layout's version (storeversion), writer.lock lets one writer in at a
 Every write holds the writer lock, and every read sees the latest committed rows, including
 those another process wrote after this one opened the store.
 
-Test hook: with CLAUSEGRAPH_PAUSE_BEFORE set to a write step of add_contract (see
-WRITE_STEPS) or to "*" for every step, the writing process prints "paused before STEP" on
-stderr and waits for a line on stdin, so a test can kill it exactly between two writes.
+Test hook: with CLAUSEGRAPH_PAUSE_BEFORE set to write steps of add_contract (WRITE_STEPS,
+comma-separated) or to "*" for all, the writing process prints "paused before STEP" on
+stderr and waits for a line on stdin there, so a test can kill it exactly between two writes.
 """
 
 from __future__ import annotations
@@ -155,8 +155,8 @@ PAUSE_ENV = "CLAUSEGRAPH_PAUSE_BEFORE"
 
 def _pause_point(step: str) -> None:
     """The test hook of the module docstring: nothing unless CLAUSEGRAPH_PAUSE_BEFORE names this step."""
-    wanted = os.environ.get(PAUSE_ENV)
-    if wanted and wanted in (step, "*"):
+    wanted = os.environ.get(PAUSE_ENV, "")
+    if wanted == "*" or step in wanted.split(","):
         print(f"paused before {step}", file=sys.stderr, flush=True)
         sys.stdin.readline()
 
@@ -195,15 +195,15 @@ class ClauseStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.files_dir = self.path / "files"
-        self.files_dir.mkdir(exist_ok=True)
         self._lock = WriterLock(self.path)
         # Checking for newer versions on every read costs a fraction of a millisecond, and
         # without it a store opened before another process's ingest never sees that contract.
         self._db = lancedb.connect(str(self.path / "lance"), read_consistency_interval=timedelta(0))
-        if self._version() != SCHEMA_VERSION:
+        if self._version() != SCHEMA_VERSION:  # a newer store raises here, before anything is written
             with self._lock.hold():
                 self._upgrade(self._version())  # again: another writer may have done it meanwhile
+        self.files_dir = self.path / "files"
+        self.files_dir.mkdir(exist_ok=True)
         self._tables = {name: self._db.open_table(name) for name in _SCHEMAS}
         self.remove_incomplete()
 
