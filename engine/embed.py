@@ -41,6 +41,11 @@ class Embedder:
 
     _model = None
     _lock = threading.Lock()
+    # The model's tokenizer keeps its padding and truncation settings between calls, so two
+    # threads using it at once (an app session ingesting, another asking) can get each other's
+    # settings and fail; each use holds this lock, one batch at a time so a question waits
+    # for one batch of an ingest, not all of it.
+    _in_use = threading.Lock()
 
     def __init__(self, batch_size: int = 32, overlap_tokens: int = 32) -> None:
         self.batch_size = batch_size
@@ -69,9 +74,10 @@ class Embedder:
     def windows(self, text: str, heading: str) -> list[TextWindow]:
         """Split a clause into windows the model reads whole; nothing past 256 tokens is lost."""
         tokenizer = self._load().tokenizer
-        offsets = tokenizer(
-            text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
-        )["offset_mapping"]
+        with self._in_use:
+            offsets = tokenizer(
+                text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+            )["offset_mapping"]
         budget = self.max_tokens - _SPECIAL_TOKENS - _PREFIX_TOKENS
         if len(offsets) <= budget + _PREFIX_TOKENS:
             return [TextWindow(0, 0, len(text), text)]
@@ -96,16 +102,16 @@ class Embedder:
         # then put the vectors back in the callers' order.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        chunk = self.batch_size * 4
-        for start in range(0, len(order), chunk):
-            indexes = order[start : start + chunk]
-            vectors[indexes] = model.encode(
-                [texts[i] for i in indexes],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+        for start in range(0, len(order), self.batch_size):
+            indexes = order[start : start + self.batch_size]
+            with self._in_use:
+                vectors[indexes] = model.encode(
+                    [texts[i] for i in indexes],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
             if progress:
-                progress(min(start + chunk, len(texts)), len(texts))
+                progress(min(start + self.batch_size, len(texts)), len(texts))
         return vectors

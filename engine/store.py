@@ -2,22 +2,34 @@
 
 - documents: one row per contract; written last, so a document is visible only once all
   its rows are in. Rows of other tables whose document row is missing are leftovers of an
-  interrupted ingest and are removed when the store opens.
+  interrupted ingest and are removed when the store opens and no writer is busy (storelock).
 - clauses: clause text, tree, type, and the vector of its first window, with full-text
   indexes on text and heading.
 - windows: every window of the clauses longer than the model reads, each pointing to its
   clause and its stretch of the clause text.
 - edges: PARENT_OF, DEFINES, REFERENCES (unresolved references with an empty dst).
 - pages: each page's text and word boxes, so a quote maps to rectangles for highlighting.
-The original PDF is kept beside the tables (files/<doc_id>.pdf) for the viewer.
+- fields: each contract's governing law and clause categories, for corpus-wide questions.
+The original PDF is kept beside the tables (files/<doc_id>.pdf) for the viewer; store.json
+records the layout's version (storeversion), writer.lock lets one writer in at a time.
+
+Every write holds the writer lock, and every read sees the latest committed rows, including
+those another process wrote after this one opened the store.
+
+Test hook: with CLAUSEGRAPH_PAUSE_BEFORE set to write steps of add_contract (WRITE_STEPS,
+comma-separated) or to "*" for all, the writing process prints "paused before STEP" on
+stderr and waits for a line on stdin there, so a test can kill it exactly between two writes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import lancedb
@@ -27,12 +39,12 @@ from lancedb.index import FTS
 
 from engine.embed import DIMENSION
 from engine.errors import NotFoundError
+from engine.storelock import WriterLock
+from engine.storeversion import SCHEMA_VERSION, record_version, stored_version
 from models.clause import Clause
 from models.document import Definition, Document, DocumentDetail
 from models.edge import Edge
 from models.fields import ContractFields
-
-SCHEMA_VERSION = 1
 
 DOCUMENTS_SCHEMA = pa.schema(
     [
@@ -51,8 +63,7 @@ DOCUMENTS_SCHEMA = pa.schema(
         ("ingested_at", pa.timestamp("us", tz="UTC")),
         ("ingest_seconds", pa.float64()),
         ("size_bytes", pa.int64()),
-    ],
-    metadata={"schema_version": str(SCHEMA_VERSION)},
+    ]
 )
 CLAUSES_SCHEMA = pa.schema(
     [
@@ -137,6 +148,17 @@ _SCHEMAS = {
     "fields": FIELDS_SCHEMA,
 }
 _CHILD_TABLES = ("clauses", "windows", "edges", "pages", "fields")
+#: add_contract's writes in order; the documents row last.
+WRITE_STEPS = ("file", "fields", "pages", "edges", "windows", "clauses", "documents", "written")
+PAUSE_ENV = "CLAUSEGRAPH_PAUSE_BEFORE"
+
+
+def _pause_point(step: str) -> None:
+    """The test hook of the module docstring: nothing unless CLAUSEGRAPH_PAUSE_BEFORE names this step."""
+    wanted = os.environ.get(PAUSE_ENV, "")
+    if wanted == "*" or step in wanted.split(","):
+        print(f"paused before {step}", file=sys.stderr, flush=True)
+        sys.stdin.readline()
 
 
 def _quote(value: str) -> str:
@@ -173,39 +195,68 @@ class ClauseStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
+        self._lock = WriterLock(self.path)
+        # Checking for newer versions on every read costs a fraction of a millisecond, and
+        # without it a store opened before another process's ingest never sees that contract.
+        self._db = lancedb.connect(str(self.path / "lance"), read_consistency_interval=timedelta(0))
+        if self._version() != SCHEMA_VERSION:  # a newer store raises here, before anything is written
+            with self._lock.hold():
+                self._upgrade(self._version())  # again: another writer may have done it meanwhile
         self.files_dir = self.path / "files"
         self.files_dir.mkdir(exist_ok=True)
-        self._db = lancedb.connect(str(self.path / "lance"))
-        self._tables = {name: self._open_table(name, schema) for name, schema in _SCHEMAS.items()}
-        self._ensure_text_indexes()
+        self._tables = {name: self._db.open_table(name) for name in _SCHEMAS}
         self.remove_incomplete()
 
     # ------------------------------------------------------------------ setup
 
-    def _open_table(self, name: str, schema: pa.Schema):
-        if name in self._db.list_tables().tables:
-            return self._db.open_table(name)
-        return self._db.create_table(name, schema=schema, exist_ok=True)
+    def _version(self) -> int | None:
+        """None for a new store; a StoreVersionError for one this version cannot read."""
+        return stored_version(self.path, has_tables="documents" in self._db.list_tables().tables)
 
-    def _ensure_text_indexes(self) -> None:
-        clauses = self._tables["clauses"]
+    def _upgrade(self, found: int | None) -> None:
+        """Bring a new or older store to SCHEMA_VERSION. Every step may run again after a
+        crash: the version is recorded only when all are done."""
+        if found == SCHEMA_VERSION:
+            return
+        existing = set(self._db.list_tables().tables)
+        for name, schema in _SCHEMAS.items():  # a new store: every table; version 1: the fields table
+            if name not in existing:  # (Library.contract_fields fills it from each contract's clauses)
+                self._db.create_table(name, schema=schema)
+        if found == 1:  # version 1 kept its version in the documents table's schema, store.json has it now
+            self._db.open_table("documents").to_lance().update_schema_metadata({}, replace=True)
+        self._ensure_text_indexes(self._db.open_table("clauses"))
+        record_version(self.path)
+
+    @staticmethod
+    def _ensure_text_indexes(clauses) -> None:
         existing = {index.columns[0] for index in clauses.list_indices()}
         for column in ("text", "heading"):
             if column not in existing:
                 clauses.create_index(column, config=FTS(with_position=True), replace=True)
 
+    @contextmanager
+    def writing(self, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+        """Hold the store's writer lock: what is read inside stays true until the block ends.
+        `on_wait` is called if another writer must finish first."""
+        with self._lock.hold(on_wait=on_wait):
+            yield
+
     def remove_incomplete(self) -> list[str]:
-        """Delete rows left by an ingest that stopped before its document row was written."""
-        complete = set(self._column("documents", "doc_id"))
-        orphans: set[str] = set()
-        for name in _CHILD_TABLES:
-            orphans |= set(self._column(name, "doc_id")) - complete
-        for doc_id in orphans:
-            self._delete_rows(doc_id)
-        for stray in self.files_dir.glob("*.pdf"):
-            if stray.stem not in complete:
-                stray.unlink(missing_ok=True)
-        return sorted(orphans)
+        """Delete rows left by an ingest that stopped before its document row was written.
+        Only when no writer is busy: a live writer's first rows look just the same."""
+        with self._lock.hold(wait=False) as idle:
+            if not idle:
+                return []
+            complete = set(self._column("documents", "doc_id"))
+            orphans: set[str] = set()
+            for name in _CHILD_TABLES:
+                orphans |= set(self._column(name, "doc_id")) - complete
+            for doc_id in orphans:
+                self._delete_rows(doc_id)
+            for stray in self.files_dir.glob("*.pdf"):
+                if stray.stem not in complete:
+                    stray.unlink(missing_ok=True)
+            return sorted(orphans)
 
     def _column(self, table: str, column: str) -> list:
         return self._tables[table].to_lance().to_table(columns=[column]).column(column).to_pylist()
@@ -226,31 +277,44 @@ class ClauseStore:
     ) -> None:
         """Write one contract; its document row goes last, so it appears whole or not at all."""
         doc_id = document.doc_id
-        (self.files_dir / f"{doc_id}.pdf").write_bytes(pdf_bytes)
-        if fields is not None:
-            self.put_fields(fields, extractor_version)
-        if pages:
-            self._tables["pages"].add(pa.Table.from_pylist(pages, schema=PAGES_SCHEMA))
-        if edges:
-            self._tables["edges"].add(pa.Table.from_pylist([self._edge_row(e) for e in edges], schema=EDGES_SCHEMA))
-        if windows:
-            self._tables["windows"].add(pa.Table.from_pylist(windows, schema=WINDOWS_SCHEMA))
-        if clauses:
-            rows = [self._clause_row(c, v, document.embedding_model) for c, v in zip(clauses, clause_vectors)]
-            self._tables["clauses"].add(pa.Table.from_pylist(rows, schema=CLAUSES_SCHEMA))
-        self._tables["documents"].add(pa.Table.from_pylist([self._document_row(document)], schema=DOCUMENTS_SCHEMA))
+        with self.writing():
+            _pause_point("file")
+            (self.files_dir / f"{doc_id}.pdf").write_bytes(pdf_bytes)
+            _pause_point("fields")
+            if fields is not None:
+                self.put_fields(fields, extractor_version)
+            _pause_point("pages")
+            if pages:
+                self._tables["pages"].add(pa.Table.from_pylist(pages, schema=PAGES_SCHEMA))
+            _pause_point("edges")
+            if edges:
+                self._tables["edges"].add(pa.Table.from_pylist([self._edge_row(e) for e in edges], schema=EDGES_SCHEMA))
+            _pause_point("windows")
+            if windows:
+                self._tables["windows"].add(pa.Table.from_pylist(windows, schema=WINDOWS_SCHEMA))
+            _pause_point("clauses")
+            if clauses:
+                rows = [self._clause_row(c, v, document.embedding_model) for c, v in zip(clauses, clause_vectors)]
+                self._tables["clauses"].add(pa.Table.from_pylist(rows, schema=CLAUSES_SCHEMA))
+            _pause_point("documents")
+            self._tables["documents"].add(pa.Table.from_pylist([self._document_row(document)], schema=DOCUMENTS_SCHEMA))
+            _pause_point("written")
 
     def put_fields(self, fields: ContractFields, extractor_version: str) -> None:
         """Write (or replace) one contract's fields."""
         table = self._tables["fields"]
-        table.delete(f"doc_id = {_quote(fields.doc_id)}")
-        row = {
+        with self.writing():
+            table.delete(f"doc_id = {_quote(fields.doc_id)}")
+            table.add(pa.Table.from_pylist([self._fields_row(fields, extractor_version)], schema=FIELDS_SCHEMA))
+
+    @staticmethod
+    def _fields_row(fields: ContractFields, extractor_version: str) -> dict:
+        return {
             "doc_id": fields.doc_id, "extractor_version": extractor_version,
             "governing_law": fields.governing_law.value if fields.governing_law else "",
             "present": [category for category, presence in fields.presence.items() if presence.present],
             "fields": fields.model_dump_json(),
         }
-        table.add(pa.Table.from_pylist([row], schema=FIELDS_SCHEMA))
 
     def fields(self) -> dict[str, tuple[str, ContractFields]]:
         """doc_id -> (extractor version, fields) for every contract whose fields are stored."""
@@ -258,10 +322,12 @@ class ClauseStore:
         return {row["doc_id"]: (row["extractor_version"], ContractFields.model_validate_json(row["fields"])) for row in rows}
 
     def delete_document(self, doc_id: str) -> None:
-        """Remove a document and every row that belongs to it."""
-        self._tables["documents"].delete(f"doc_id = {_quote(doc_id)}")
-        self._delete_rows(doc_id)
-        (self.files_dir / f"{doc_id}.pdf").unlink(missing_ok=True)
+        """Remove a document and every row that belongs to it; its documents row goes first,
+        so an interrupted delete leaves rows that the next open removes."""
+        with self.writing():
+            self._tables["documents"].delete(f"doc_id = {_quote(doc_id)}")
+            self._delete_rows(doc_id)
+            (self.files_dir / f"{doc_id}.pdf").unlink(missing_ok=True)
 
     def _delete_rows(self, doc_id: str) -> None:
         for name in _CHILD_TABLES:
@@ -269,8 +335,9 @@ class ClauseStore:
 
     def optimize(self) -> None:
         """Fold newly added rows into the indexes and compact small files."""
-        for table in self._tables.values():
-            table.optimize()
+        with self.writing():
+            for table in self._tables.values():
+                table.optimize()
 
     @staticmethod
     def _clause_row(clause: Clause, vector: np.ndarray, model: str) -> dict:

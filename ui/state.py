@@ -6,6 +6,7 @@ import sys
 
 import streamlit as st
 
+from engine.errors import ClausegraphError
 from engine.service import Library
 from engine.settings import store_path
 from models.document import Document
@@ -27,7 +28,12 @@ def _library(store_dir: str) -> Library:
 
 
 def library() -> Library:
-    return _library(str(store_path(store_argument())))
+    """The shared Library; a store this version cannot open stops the page with what to do."""
+    try:
+        return _library(str(store_path(store_argument())))
+    except ClausegraphError as error:
+        st.error(f"The contract library cannot be opened: {error}", icon=":material/error:")
+        st.stop()
 
 
 def library_documents(lib: Library) -> list[Document] | None:

@@ -1,7 +1,10 @@
 """Ingest one contract: parse -> structure -> embed -> store, reporting progress per stage.
 
 The same bytes twice is a no-op; a document ingested by an older parser is ingested
-again. A file that fails at any stage leaves the store as it was.
+again. A file that fails at any stage leaves the store as it was. Parsing and embedding run
+side by side with other ingests; only the writing waits for the store's writer lock, and
+whether the document is already stored is asked again under it, so two sessions adding the
+same file store it once.
 """
 
 from __future__ import annotations
@@ -204,26 +207,29 @@ def ingest_bytes(
         if doc_id is not None:
             existing = store.document(doc_id)
             if existing is not None and existing.parser_version == PARSER_VERSION:
-                return IngestOutcome(
-                    file_name=file_name, status=IngestStatus.UNCHANGED, doc_id=doc_id, pages=existing.pages,
-                    clauses=existing.clauses, definitions=existing.definitions,
-                    references_resolved=existing.references_resolved,
-                    references_unresolved=existing.references_unresolved,
-                    message=f"already in the library as {existing.file_name}; nothing to do",
-                )
+                return _unchanged(file_name, existing)
         parsed = parse_contract(data, file_name, progress, max_pages)
         embed_started = time.perf_counter()
         clause_vectors, windows = embed_contract(parsed, embedder, progress)
         store_started = time.perf_counter()
         progress(Progress(file_name, Stage.STORE, 0.0, "writing to the store"))
         document = _document(parsed, embedder, len(data), seconds=store_started - started)
-        if store.document(parsed.doc_id) is not None:  # an older parser's version of the same file
-            store.delete_document(parsed.doc_id)
         fields = extract_fields(parsed.doc_id, parsed.graph.clauses, parsed.graph.title)
-        store.add_contract(
-            document, parsed.graph.clauses, clause_vectors, windows, parsed.graph.edges,
-            page_rows(parsed.doc_id, parsed.text), data, fields, EXTRACTOR_VERSION,
-        )
+        pages = page_rows(parsed.doc_id, parsed.text)
+
+        def waiting() -> None:
+            progress(Progress(file_name, Stage.STORE, 0.0, "waiting for another ingest to finish writing"))
+
+        with store.writing(on_wait=waiting):
+            existing = store.document(parsed.doc_id)
+            if existing is not None and existing.parser_version == PARSER_VERSION:  # stored meanwhile
+                return _unchanged(file_name, existing)
+            if existing is not None:  # an older parser's version of the same file
+                store.delete_document(parsed.doc_id)
+            store.add_contract(
+                document, parsed.graph.clauses, clause_vectors, windows, parsed.graph.edges,
+                pages, data, fields, EXTRACTOR_VERSION,
+            )
         finished = time.perf_counter()
         progress(Progress(file_name, Stage.STORE, 1.0, "done"))
     except ClausegraphError as error:
@@ -248,6 +254,15 @@ def ingest_bytes(
         clauses=len(parsed.graph.clauses), definitions=len(parsed.graph.definitions),
         references_resolved=parsed.graph.resolved, references_unresolved=parsed.graph.unresolved,
         seconds=finished - started, stage_seconds=stages, warnings=warnings,
+    )
+
+
+def _unchanged(file_name: str, existing: Document) -> IngestOutcome:
+    return IngestOutcome(
+        file_name=file_name, status=IngestStatus.UNCHANGED, doc_id=existing.doc_id, pages=existing.pages,
+        clauses=existing.clauses, definitions=existing.definitions,
+        references_resolved=existing.references_resolved, references_unresolved=existing.references_unresolved,
+        message=f"already in the library as {existing.file_name}; nothing to do",
     )
 
 
