@@ -219,8 +219,8 @@ class Library:
         """Each contract's fields (all contracts when none are given), library order. A contract
         stored before fields existed, or by an older extractor, is read again from its clauses
         and the result kept: an old store upgrades itself as it is used."""
-        stored = self.store.fields()
         wanted = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
+        stored = self.store.fields(wanted)
         result = []
         for doc_id in wanted:
             version, fields = stored.get(doc_id, ("", None))

@@ -316,9 +316,11 @@ class ClauseStore:
             "fields": fields.model_dump_json(),
         }
 
-    def fields(self) -> dict[str, tuple[str, ContractFields]]:
-        """doc_id -> (extractor version, fields) for every contract whose fields are stored."""
-        rows = self._tables["fields"].to_lance().to_table(columns=["doc_id", "extractor_version", "fields"]).to_pylist()
+    def fields(self, doc_ids: Sequence[str] | None = None) -> dict[str, tuple[str, ContractFields]]:
+        """doc_id -> (extractor version, fields) for the given contracts (every stored one when
+        none are given); only their rows are read and parsed."""
+        where = f"doc_id IN ({', '.join(_quote(d) for d in doc_ids)})" if doc_ids else None
+        rows = self._tables["fields"].to_lance().to_table(columns=["doc_id", "extractor_version", "fields"], filter=where).to_pylist()
         return {row["doc_id"]: (row["extractor_version"], ContractFields.model_validate_json(row["fields"])) for row in rows}
 
     def delete_document(self, doc_id: str) -> None:

@@ -53,6 +53,18 @@ def test_the_governing_law_keeps_its_clause_page_and_words(sample_library):
     assert fields_of(sample_library, GCLOUD).governing_law.ref == "8.7"
 
 
+def test_the_stored_fields_of_some_contracts_are_read_alone(sample_library):
+    from engine.fields import EXTRACTOR_VERSION
+
+    gcloud = sample_library.find(GCLOUD.name).doc_id
+    sample_library.contract_fields()  # every contract's row is written at the current version
+    stored = sample_library.store.fields([gcloud])
+    assert list(stored) == [gcloud]
+    version, fields = stored[gcloud]
+    assert (version, fields.governing_law.value) == (EXTRACTOR_VERSION, "England and Wales")
+    assert len(sample_library.store.fields()) == 3
+
+
 def test_presence_flags_point_at_the_clauses_that_show_them(sample_library):
     fields = fields_of(sample_library, GCLOUD)
     refs = {category: [c.split(":", 1)[1] for c in p.clause_ids] for category, p in fields.presence.items() if p.present}
