@@ -35,7 +35,15 @@ $(TESSERACT_STAMP): | $(STAMP)
 		|| echo "tesseract-ocr could not be installed here: scanned PDFs will be refused and the OCR tests skipped with that reason"
 	touch $(TESSERACT_STAMP)
 
-setup: $(STAMP) $(CHROMIUM_STAMP) $(TESSERACT_STAMP)
+STRACE_STAMP := $(VENV)/.strace-checked
+
+# The privacy test watches native code's network calls with strace; install it when missing.
+$(STRACE_STAMP): | $(STAMP)
+	command -v strace >/dev/null 2>&1 || (apt-get install -y -q strace || (apt-get update -q && apt-get install -y -q strace)) \
+		|| echo "strace could not be installed here: the privacy test of native code's network calls will be skipped with that reason"
+	touch $(STRACE_STAMP)
+
+setup: $(STAMP) $(CHROMIUM_STAMP) $(TESSERACT_STAMP) $(STRACE_STAMP)
 
 run: setup
 	$(VENV)/bin/streamlit run app.py
