@@ -59,10 +59,11 @@ def corpus_page() -> None:
     right.plotly_chart(_bar(kinds, "Contracts by kind of agreement"), key="corpus_kinds", width="stretch")
     _expiry(fields)
 
-    st.subheader("Clauses each contract has")
-    st.caption("Flags are set by a model trained on lawyers' labels; select a row to see the sentence behind each flag.")
+    st.subheader("What each contract says")
+    st.caption("Values are read by rules, flags by a model trained on lawyers' labels; select a row to see the sentence behind each.")
     rows = [
         {"Contract": names[f.doc_id], "Kind": f.document_type, "Governing law": f.governing_law.value if f.governing_law else "",
+         "Dated": f.agreement_date.value if f.agreement_date else "", "Expires": f.expiration.value if f.expiration else "",
          **{c: bool(f.presence.get(c) and f.presence[c].present) for c in flagged}}
         for f in fields
     ]
@@ -70,7 +71,7 @@ def corpus_page() -> None:
     selected = picked.selection.rows if picked else []
     options = [names[f.doc_id] for f in fields]
     choice = st.selectbox(
-        "Trace a contract's flags", options, index=selected[0] if selected else None, key="corpus_trace",
+        "Trace a contract's values and flags", options, index=selected[0] if selected else None, key="corpus_trace",
         placeholder="Select a row above, or pick a contract",
     )
     if choice is not None:

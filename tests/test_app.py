@@ -222,6 +222,7 @@ def test_the_corpus_page_charts_the_library_and_traces_each_flag_to_its_sentence
     table = at.dataframe[0].value
     row = table[table["Contract"] == GCLOUD.name].iloc[0]
     assert row["Governing law"] == "England and Wales" and row["Insurance"] and row["Kind"] == "Framework"
+    assert table[table["Contract"] == MUTUAL_NDA.name].iloc[0]["Expires"] == "perpetual"  # "continue in force [indefinitely]…"
     assert not table[table["Contract"] == MUTUAL_NDA.name].iloc[0]["Insurance"]
 
     at.selectbox(key="corpus_trace").select(GCLOUD.name).run()

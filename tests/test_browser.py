@@ -148,7 +148,7 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app):
         page.get_by_role("heading", name="Viewer").wait_for()
         page.get_by_text("Citation [1] of 1").wait_for()
         open_page(page, "Corpus")
-        page.get_by_text("Clauses each contract has").wait_for()
+        page.get_by_text("What each contract says").wait_for()
         page.get_by_test_id("stDataFrame").first.wait_for()
         page.get_by_test_id("stMetricValue").first.wait_for()
         shoot(page, "corpus")
