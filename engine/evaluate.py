@@ -109,6 +109,7 @@ class Scores(BaseModel):
     abstain_recall: float | None = None
     false_abstain: float | None = None
     citation_validity: float | None = None
+    citations_without_text_layer: int = 0  # quotes of pages read by OCR: a text-layer check cannot see them
     citation_page_accuracy: float | None = None
     citations_cover_all: float | None = None  # answerable questions whose every snippet some citation quotes
     p50_seconds: float | None = None
@@ -170,6 +171,7 @@ def _citations(questions, outputs, page_text, result: Scores) -> None:
             here = normalise(page_text(citation.doc, citation.page) or "")
             following = normalise(page_text(citation.doc, citation.page + 1) or "")
             valid += bool(quote) and (quote in here or quote in f"{here} {following}")
+            result.citations_without_text_layer += not here.strip()
     if total:
         result.citation_validity = valid / total
     if any(outputs.get(q.id) and outputs[q.id].citations for q in answerable):

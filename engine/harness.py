@@ -74,6 +74,9 @@ class EvalReport(BaseModel):
             lines.append(f"abstain recall {s.abstain_recall:.3f}, false-abstain {s.false_abstain:.3f}")
         if s.citation_validity is not None:
             lines.append(f"citation validity {s.citation_validity:.3f}, citation page accuracy {s.citation_page_accuracy or 0:.3f}")
+            if s.citations_without_text_layer:
+                lines.append(f"  of which {s.citations_without_text_layer} cite pages with no text layer (read by OCR), "
+                             "which a check against the PDF's text layer cannot confirm")
             lines.append(f"answers whose citations quote every evidence snippet {s.citations_cover_all or 0:.3f}")
         return "\n".join(lines)
 

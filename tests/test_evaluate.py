@@ -78,3 +78,13 @@ def test_eval_writes_format_lines_and_prints_the_scores(tmp_path, capsys):
     assert len(lines[1]["citations"]) == 3  # the closest clauses it shows, quoted for the reader to check
     assert "abstain recall 1.000, false-abstain 0.000" in printed
     assert "citation validity 1.000, citation page accuracy 1.000" in printed
+
+
+def test_citations_of_pages_without_a_text_layer_are_counted_apart():
+    from engine.evaluate import Citation
+
+    questions = [Question(id="a", docs=["d.pdf"], question="?", evidence=[Evidence(text="the cap is ten pounds", page=1)])]
+    cited = [Citation(doc="d.pdf", page=1, quote="The cap is ten pounds."), Citation(doc="d.pdf", page=2, quote="Read from the scan.")]
+    pages = {1: "1. The cap is ten pounds.", 2: ""}  # page 2 is an image: OCR read it, its text layer is empty
+    result = score(questions, {"a": Output(id="a", citations=cited)}, lambda doc, page: pages.get(page))
+    assert (result.citation_validity, result.citations_without_text_layer) == (0.5, 1)
