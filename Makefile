@@ -17,31 +17,31 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-CHROMIUM_STAMP := $(VENV)/.chromium-checked
+# Debian packages some features and tests need, installed when missing; where they cannot be,
+# the message says what is skipped.  $(call apt_install,COMMAND,PACKAGES,WHAT IS SKIPPED)
+define apt_install
+	command -v $(1) >/dev/null 2>&1 || (apt-get install -y -q $(2) || (apt-get update -q && apt-get install -y -q $(2))) \
+		|| echo "$(2) could not be installed here: $(3)"
+endef
 
-# The browser test drives Debian's chromium (never a downloaded browser); install it when missing.
-$(CHROMIUM_STAMP): | $(STAMP)
-	command -v chromium >/dev/null 2>&1 || (apt-get install -y -q chromium || (apt-get update -q && apt-get install -y -q chromium)) \
-		|| echo "chromium could not be installed here: the browser test will be skipped with that reason"
-	touch $(CHROMIUM_STAMP)
-
+CHROMIUM_STAMP  := $(VENV)/.chromium-checked
 TESSERACT_STAMP := $(VENV)/.tesseract-checked
+STRACE_STAMP    := $(VENV)/.strace-checked
 
-# Scanned pages are read by Debian's Tesseract through PyMuPDF (its English data is all PyMuPDF
-# needs); install it when missing. Without it scanned pages are refused with that reason.
+# The browser test drives Debian's chromium (never a downloaded browser).
+$(CHROMIUM_STAMP): | $(STAMP)
+	$(call apt_install,chromium,chromium,the browser test will be skipped with that reason)
+	touch $@
+
+# Scanned pages are read by Debian's Tesseract through PyMuPDF (its English data is all PyMuPDF needs).
 $(TESSERACT_STAMP): | $(STAMP)
-	command -v tesseract >/dev/null 2>&1 || (apt-get install -y -q tesseract-ocr tesseract-ocr-eng \
-		|| (apt-get update -q && apt-get install -y -q tesseract-ocr tesseract-ocr-eng)) \
-		|| echo "tesseract-ocr could not be installed here: scanned PDFs will be refused and the OCR tests skipped with that reason"
-	touch $(TESSERACT_STAMP)
+	$(call apt_install,tesseract,tesseract-ocr tesseract-ocr-eng,scanned PDFs will be refused and the OCR tests skipped with that reason)
+	touch $@
 
-STRACE_STAMP := $(VENV)/.strace-checked
-
-# The privacy test watches native code's network calls with strace; install it when missing.
+# The privacy test watches native code's network calls with strace.
 $(STRACE_STAMP): | $(STAMP)
-	command -v strace >/dev/null 2>&1 || (apt-get install -y -q strace || (apt-get update -q && apt-get install -y -q strace)) \
-		|| echo "strace could not be installed here: the privacy test of native code's network calls will be skipped with that reason"
-	touch $(STRACE_STAMP)
+	$(call apt_install,strace,strace,the privacy test of native code's network calls will be skipped with that reason)
+	touch $@
 
 setup: $(STAMP) $(CHROMIUM_STAMP) $(TESSERACT_STAMP) $(STRACE_STAMP)
 
