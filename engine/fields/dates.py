@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 from engine.fields.sentences import Span
+from models.fields import full_year
 
 MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], start=1)}
@@ -32,8 +33,8 @@ _EFFECTIVE_REACH = 120  # characters between the words that say "effective" and 
 
 def find_date(text: str) -> tuple[re.Match, date] | None:
     """The first real calendar date written in the text, and where."""
-    found = [(m, pattern) for pattern in DATE_PATTERNS for m in [pattern.search(text)] if m]
-    for match, _ in sorted(found, key=lambda pair: pair[0].start()):
+    found = [m for m in (pattern.search(text) for pattern in DATE_PATTERNS) if m]
+    for match in sorted(found, key=lambda m: m.start()):
         value = _calendar_date(match)
         if value is not None:
             return match, value
@@ -76,9 +77,7 @@ def effective_date(sentences: list[Span]) -> tuple[Span, date] | None:
 def _calendar_date(match: re.Match) -> date | None:
     groups = match.groupdict()
     month = MONTHS[groups["month"].lower()] if groups.get("month") else int(groups["m"])
-    year = int(groups["year"])
-    year = year if year > 100 else (2000 + year if year < 50 else 1900 + year)
     try:
-        return date(year, month, int(groups["day"]))
+        return date(full_year(int(groups["year"])), month, int(groups["day"]))
     except ValueError:
         return None

@@ -27,8 +27,9 @@ def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> Contr
     ordered = sorted(clauses, key=lambda c: c.order)
     sentences = split_sentences(ordered)
     parties = [_value(clause, start, end, name) for clause, start, end, name in parties_in(ordered)]
-    ending, renewal = expiration_in(sentences), renewal_in(sentences)
-    made = _dated(agreement_date(sentences))
+    opening = agreement_date(sentences)  # (sentence, date): a term may be counted from that date
+    made = _dated(opening)
+    ending, renewal = expiration_in(sentences, opening[1] if opening else None), renewal_in(sentences)
     return ContractFields(
         doc_id=doc_id, title=title, document_type=document_type(title), parties=parties,
         governing_law=_governing_law(sentences), agreement_date=made, effective_date=_dated(effective_date(sentences)) or made,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from engine.fields.dates import agreement_date, find_date, short_date
+from engine.fields.dates import find_date, short_date
 from engine.fields.sentences import Span
 from models.clause import Clause, ClauseType
 
@@ -22,16 +22,15 @@ _LENGTH = re.compile(
 _LENGTH_WORDS = re.compile(r"\b(?P<length>(?:one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty)\s+(?:\(\d+\)\s+)?(?:years?|months?))\b", re.I)
 
 
-def expiration_in(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
+def expiration_in(sentences: list[Span], contract_date: date | None) -> tuple[Clause, int, int, str] | None:
     """(clause, start, end, value) for the sentence saying when the contract ends; value is
-    "m/d/yy" (named, or the contract's own date plus a term counted from it), "perpetual",
+    "m/d/yy" (named, or the contract's date plus a term counted from it), "perpetual",
     or the term's length as written."""
     found = _expiration_sentence(sentences)
     if found is None:
         return None
     clause, start, end, value = found
-    made = agreement_date(sentences)
-    counted = _counted_from_start(" ".join(clause.text[start:end].split()), value, made[1] if made else None)
+    counted = _counted_from_start(" ".join(clause.text[start:end].split()), value, contract_date)
     return clause, start, end, counted or value
 
 
@@ -52,12 +51,12 @@ _PERIOD = re.compile(
 def renewal_in(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
     """(clause, start, end, value) for the sentence saying how long each renewal runs; value is
     "successive 1 year" for automatic successive renewals, else "1 year"."""
-    typed = [s for s in sentences if _about_term(s[0])]
-    for clause, start, end in typed + [s for s in sentences if not _about_term(s[0])]:
+    for clause, start, end in _term_clauses_first(sentences):
         sentence = " ".join(clause.text[start:end].split())
-        if not _RENEWS.search(sentence) or not _RENEWAL_PERIOD.search(sentence):
+        renewal = _RENEWAL_PERIOD.search(sentence)
+        if renewal is None or not _RENEWS.search(sentence):
             continue
-        period = "1 year" if _YEARLY.search(sentence) else _period_after(sentence, _RENEWAL_PERIOD.search(sentence).start())
+        period = "1 year" if _YEARLY.search(sentence) else _period_after(sentence, renewal.start())
         if period is not None:
             successive = re.search(r"\b(?:successive|consecutive)\b", sentence, re.I)
             return clause, start, end, f"successive {period}" if successive else period
@@ -95,8 +94,7 @@ def _counted_from_start(sentence: str, length: str, start: date | None) -> str |
 
 def _expiration_sentence(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
     """The first sentence saying when the contract ends; term and renewal clauses are read first."""
-    typed = [s for s in sentences if _about_term(s[0])]
-    for clause, start, end in typed + [s for s in sentences if not _about_term(s[0])]:
+    for clause, start, end in _term_clauses_first(sentences):
         sentence = " ".join(clause.text[start:end].split())
         if not _TERM.search(sentence) or not _ENDS.search(sentence):
             continue
@@ -104,6 +102,11 @@ def _expiration_sentence(sentences: list[Span]) -> tuple[Clause, int, int, str] 
         if value is not None:
             return clause, start, end, value
     return None
+
+
+def _term_clauses_first(sentences: list[Span]) -> list[Span]:
+    """The sentences of term and renewal clauses, then the rest, each in reading order."""
+    return [s for s in sentences if _about_term(s[0])] + [s for s in sentences if not _about_term(s[0])]
 
 
 def _about_term(clause: Clause) -> bool:
