@@ -86,7 +86,7 @@ def field_query(question: str, known_categories: list[str]) -> FieldQuery | None
             named = _UNKNOWN_LAW.search(question)
             if named and named.group("name").lower() not in {"which", "what", "the"}:
                 query.unknown.append(f"{named.group('name')} law")
-    if not query.categories and query.governing_law is None and not query.unknown and query.expires is None:
+    if not query.filters and not query.unknown:
         return None  # a list question about something the fields do not hold: leave it to search
     return query
 
@@ -96,11 +96,11 @@ ClauseLookup = Callable[[str], Clause | None]
 
 def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: dict[str, str], citer: Citer, clause: ClauseLookup) -> Enumeration:
     """Every contract in `fields` that passes the query, each with a cited sentence.
-    `clause(doc_id, clause_id)` finds the clause a value was read from."""
+    `clause(clause_id)` finds the clause a value was read from."""
     notes = [f"{value}: no contract's governing law is known by that name, so it was not used" for value in query.unknown]
     listed: list[ListedContract] = []
     searched = len(fields)
-    if query.unknown and query.governing_law is None and not query.categories and query.expires is None:
+    if not query.filters:  # only values no contract has: nothing to check
         return Enumeration(query=query, documents=[], searched=len(fields), notes=notes)
     if query.document_type is not None:
         typed = [f for f in fields if _is_type(f, names[f.doc_id], query.document_type)]
@@ -109,24 +109,22 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
         else:
             fields = typed
     for contract in fields:
-        evidence: FieldValue | None = None
+        shown: list[FieldValue] = []  # what matched, the first one cited
         if query.governing_law is not None:
             law = contract.governing_law
             if law is None or jurisdiction_key(law.value) != jurisdiction_key(query.governing_law):
                 continue
-            evidence, value = law, law.value
+            shown.append(law)
         if not all(contract.presence.get(c) is not None and contract.presence[c].present for c in query.categories):
             continue
         if query.expires is not None:
             year = contract.expiry_year
             if year is None or not _year_matches(year, query.expires, query.expiry_year):
                 continue
-            evidence, value = evidence or contract.expiration, contract.expiration.value
-        if query.categories:
-            first = contract.presence[query.categories[0]]
-            evidence = evidence or (first.evidence[0] if first.evidence else None)
-            value = ", ".join(query.categories) if query.governing_law is None else f"{value}; {', '.join(query.categories)}"
-        listed.append(ListedContract(doc_id=contract.doc_id, file=names[contract.doc_id], value=value, citation=_cite(evidence, citer, clause)))
+            shown.append(contract.expiration)
+        values = [v.value for v in shown] + ([", ".join(query.categories)] if query.categories else [])
+        evidence = shown[0] if shown else _first_evidence(contract, query.categories)
+        listed.append(ListedContract(doc_id=contract.doc_id, file=names[contract.doc_id], value="; ".join(values), citation=_cite(evidence, citer, clause)))
     if query.governing_law is not None and not listed:
         present = sorted({f.governing_law.value for f in fields if f.governing_law})
         notes.append(f"no contract in scope is governed by {query.governing_law} law; the laws found are: {', '.join(present) or 'none'}")
@@ -141,6 +139,11 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
         if row.citation is not None:
             row.citation = row.citation.model_copy(update={"number": number})
     return Enumeration(query=query, documents=listed, searched=searched, notes=notes)
+
+
+def _first_evidence(contract: ContractFields, categories: list[str]) -> FieldValue | None:
+    evidence = contract.presence[categories[0]].evidence if categories else []
+    return evidence[0] if evidence else None
 
 
 def _year_matches(year: int, relation: str, asked: int) -> bool:

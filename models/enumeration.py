@@ -21,6 +21,11 @@ class FieldQuery(BaseModel):
     expiry_year: int | None = None
     unknown: list[str] = Field(default_factory=list, description="values the question names that the planner cannot use")
 
+    @property
+    def filters(self) -> bool:
+        """Whether the question asks for anything the fields can check."""
+        return bool(self.categories) or self.governing_law is not None or self.expires is not None
+
 
 class ListedContract(BaseModel):
     doc_id: str
