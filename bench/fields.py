@@ -101,12 +101,13 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
                       + (f"\n      “{predicted.quote[:160]}”" if predicted else ""))
         expiration = by_category.get("Expiration Date")
         if expiration is not None:
-            _score_expiration(counts["Expiration Date"], fields.expiration, expiration, contract["id"] if show_errors == "Expiration Date" else None)
+            _score_value(counts["Expiration Date"], fields.expiration, expiration, contract["id"] if show_errors == "Expiration Date" else None, _expiration_agrees)
         for category, value in (("Agreement Date", fields.agreement_date), ("Effective Date", fields.effective_date)):
             if category in by_category:
-                _score_date(counts[category], value, by_category[category], contract["id"] if show_errors == category else None)
+                _score_value(counts[category], value, by_category[category], contract["id"] if show_errors == category else None, _date_agrees)
         if "Renewal Term" in by_category:
-            _score_renewal(counts["Renewal Term value"], fields.renewal_term, by_category["Renewal Term"], contract["id"] if show_errors == "Renewal Term value" else None)
+            _score_value(counts["Renewal Term value"], fields.renewal_term, by_category["Renewal Term"],
+                         contract["id"] if show_errors == "Renewal Term value" else None, _renewal_agrees)
         parties = by_category.get("Parties")
         if parties is not None:
             _score_parties(counts["Parties"], [p.value for p in fields.parties], parties, contract["id"] if show_errors == "Parties" else None)
@@ -122,42 +123,34 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
     return counts
 
 
-def _score_expiration(count: Count, predicted, label: dict, show: str | None) -> None:
-    """Right when the kind and value agree: the same date, "perpetual" for perpetual, or a
-    term written as a length where the label has no date ('' in CUAD: a relative term)."""
+def _score_value(count: Count, predicted, label: dict, show: str | None, agrees) -> None:
+    """A field with one value: right when one is predicted, the label has one, and
+    `agrees(predicted, labelled)`, both lower case. A wrong value is a false positive and negative."""
     wanted = label["normalized_answer"].strip().lower() if label["answerable"] else None
     value = predicted.value.lower() if predicted else None
-    if value is None:
-        right = False
-    elif "/" in value or value == "perpetual":
-        right = wanted is not None and _same_date(value, wanted)
-    else:
-        right = wanted == ""
+    right = value is not None and wanted is not None and agrees(value, wanted)
     count.add(predicted is not None, wanted is not None, right)
     if show and (predicted is not None or wanted is not None) and not right:
         print(f"  {show[:60]}: predicted {value!r}, label {wanted!r}" + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
 
 
-def _score_date(count: Count, predicted, label: dict, show: str | None) -> None:
-    wanted = label["normalized_answer"].strip().lower() if label["answerable"] else None
-    right = predicted is not None and bool(wanted) and _same_date(predicted.value, wanted)
-    count.add(predicted is not None, wanted is not None, right)
-    if show and (predicted is not None or wanted is not None) and not right:
-        print(f"  {show[:60]}: predicted {predicted.value if predicted else None!r}, label {wanted!r}"
-              + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
+def _expiration_agrees(value: str, wanted: str) -> bool:
+    """The same date, "perpetual" for perpetual, or a term written as a length where the label
+    has no date ('' in CUAD: a relative term)."""
+    return _same_date(value, wanted) if "/" in value or value == "perpetual" else wanted == ""
 
 
-_PERIOD = re.compile(r"(\d+)\s*(year|month|day)", re.IGNORECASE)
+def _date_agrees(value: str, wanted: str) -> bool:
+    return bool(wanted) and _same_date(value, wanted)
 
 
-def _score_renewal(count: Count, predicted, label: dict, show: str | None) -> None:
-    wanted = label["normalized_answer"].strip().lower() if label["answerable"] else None
-    want, got = (_PERIOD.search(v) if v else None for v in (wanted, predicted.value if predicted else None))
-    right = bool(want and got) and (want.group(1), want.group(2).lower()) == (got.group(1), got.group(2).lower())
-    count.add(predicted is not None, wanted is not None, right)
-    if show and (predicted is not None or wanted is not None) and not right:
-        print(f"  {show[:60]}: predicted {predicted.value if predicted else None!r}, label {wanted!r}"
-              + (f"\n      “{' '.join(predicted.quote.split())[:200]}”" if predicted else ""))
+_PERIOD = re.compile(r"(\d+)\s*(year|month|day)")
+
+
+def _renewal_agrees(value: str, wanted: str) -> bool:
+    """The same length: number and unit of the first period, "successive" aside."""
+    want, got = _PERIOD.search(wanted), _PERIOD.search(value)
+    return bool(want and got) and want.groups() == got.groups()
 
 
 def _same_date(value: str, wanted: str) -> bool:
