@@ -82,12 +82,11 @@ def _evidence(lib, contract, names: dict[str, str], flagged: list[str]) -> None:
     st.markdown(f"**{names[contract.doc_id]}**")
     named = [("Governing law", contract.governing_law), ("Agreement date", contract.agreement_date), ("Effective date", contract.effective_date),
              ("Expires", contract.expiration), ("Renewal term", contract.renewal_term)]
-    values = [(label, value) for label, value in named if value is not None]
+    values = [(f"{label} {value.value}", value) for label, value in named if value is not None]  # a flag's value is its name
     values += [(c, contract.presence[c].evidence[0]) for c in flagged if contract.presence.get(c) and contract.presence[c].evidence]
     for position, (label, value) in enumerate(values):
         text, button = st.columns([6, 1], vertical_alignment="center")
-        shown = f" {value.value}" if label in {n for n, _ in named} else ""
-        text.markdown(f"**{label}{shown}** · Section {value.ref} · page {value.page}: “{' '.join(value.quote.split())[:300]}”")
+        text.markdown(f"**{label}** · Section {value.ref} · page {value.page}: “{' '.join(value.quote.split())[:300]}”")
         if button.button("Open", key=f"corpus_open_{position}", icon=":material/open_in_new:"):
             citation = lib.cite_field(value)
             if citation is not None:
