@@ -7,6 +7,8 @@ import pytest
 
 from engine.fields import extract_fields
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
+from engine.fields.presence import MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, contract_sentences, presence_model
+from engine.fields.sentences import split_sentences
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data, parsed
 
 
@@ -73,6 +75,28 @@ def test_presence_flags_point_at_the_clauses_that_show_them(sample_library):
     evidence = fields.presence["Insurance"].evidence[0]
     assert evidence.ref == "8.32" and "insurance" in evidence.quote.lower()
     assert not fields_of(sample_library, MUTUAL_NDA).presence["Insurance"].present
+
+
+def test_a_sentence_is_read_with_its_clause(gcloud):
+    """G-Cloud's clause 7.10 promises "reasonable endeavours to provide information": an audit
+    right only because clause 7 is about audits. Read alone, the sentence stays under the bar."""
+    model = presence_model()
+    sentences = [s for s in contract_sentences(split_sentences(gcloud.graph.clauses)) if s.span[0].ref == "7.10"]
+    audit = model.categories.index("Audit Rights")
+    with_clause = model.scores(sentences)[:, audit].max()
+    alone = model.scores([s._replace(context="") for s in sentences])[:, audit].max()
+    assert alone < model.thresholds["Audit Rights"] <= with_clause
+    refs = [c.split(":", 1)[1] for c in extract_fields("g", gcloud.graph.clauses).presence["Audit Rights"].clause_ids]
+    assert sorted(refs) == ["7.10", "7.11", "7.3", "7.4", "7.8", "7.9"]
+
+
+def test_only_categories_found_well_in_enough_dev_contracts_are_flagged():
+    model = presence_model()
+    # Source Code Escrow was found well (cross-validated F1 0.96) but in 12 dev contracts only
+    assert model.cv_f1["Source Code Escrow"] >= MIN_RELIABLE_F1 and model.dev_contracts["Source Code Escrow"] == 12
+    assert "Source Code Escrow" not in model.reliable
+    assert len(model.reliable) >= 10
+    assert all(model.cv_f1[c] >= MIN_RELIABLE_F1 and model.dev_contracts[c] >= MIN_RELIABLE_CONTRACTS for c in model.reliable)
 
 
 def test_the_parties_are_read_from_the_words_that_introduce_them(sample_library):

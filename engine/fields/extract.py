@@ -67,14 +67,14 @@ def _presence(sentences: list[Span]) -> dict[str, Presence]:
     threshold; the clauses of every sentence that does, and the best ones as evidence."""
     model = presence_model()
     scored = contract_sentences(sentences)
-    scores = model.scores([text for _, text in scored])
+    scores = model.scores(scored)
     found: dict[str, Presence] = {}
     for column, category in enumerate(model.categories):
         threshold = model.thresholds[category]
         ranked = [row for row in np.argsort(-scores[:, column]) if scores[row, column] >= threshold] if len(scored) else []
         presence = Presence(present=bool(ranked))
         for row in ranked:
-            clause, start, end = scored[row][0]
+            clause, start, end = scored[row].span
             if clause.clause_id not in presence.clause_ids:
                 presence.clause_ids.append(clause.clause_id)
             if len(presence.evidence) < EVIDENCE_SENTENCES:
