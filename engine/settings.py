@@ -26,7 +26,7 @@ class Settings(BaseModel):
     embedding_model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = Field(default=32, ge=1)
     window_overlap_tokens: int = Field(default=32, ge=0, description="tokens shared by consecutive windows")
-    # The app's uploader stops larger files itself (.streamlit/config.toml: keep the two equal);
+    # The app's uploader stops larger files itself (.streamlit/config.toml, kept equal by a test);
     # the engine checks the size again, before reading a file, for the command line.
     max_upload_mb: int = Field(default=200, ge=1, description="largest file ingested, in MB")
     max_pages: int = Field(default=5000, ge=1, description="most pages a PDF may have to be ingested")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,10 @@ def test_the_uploader_shows_each_files_verdict(corpus, one_contract, tmp_path, m
     assert at.subheader[0].value == "3 contracts"
     assert set(at.dataframe[0].value["File"]) == {HIGHWAYS_NDA.name, "owner-password-only.pdf", UNICODE_NAME}
     assert snapshot(Library(store)) == one_contract[1]
+
+
+def test_the_app_uploader_stops_files_at_the_engine_s_size_limit():
+    """Streamlit refuses a larger upload before the engine sees it, so a limit raised in only one
+    of the two places would not be the limit the user meets."""
+    config = tomllib.loads((PROJECT_ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == Settings().max_upload_mb == 200
