@@ -3,8 +3,8 @@
     .venv/bin/python bench/train_presence.py [--cache FILE] [--workers 2]
 
 Per CUAD category, a logistic regression over TF-IDF word uni- and bigrams of the sentence
-and its heading, and words of its whole clause, scores each sentence of a contract; a contract has the clause when its best sentence scores at least the
-category's threshold. Sentences are labelled by the lawyers' spans (a sentence holding the
+and its heading, and the words of its whole clause, scores each sentence of a contract; a
+contract has the clause when its best sentence scores at least the category's threshold. Sentences are labelled by the lawyers' spans (a sentence holding the
 start of a labelled span is positive). Thresholds are chosen on 5-fold cross-validated dev
 scores (folds by contract), then the model is refitted on all dev contracts. Test contracts
 are never read here: bench/fields.py measures on them.
@@ -26,7 +26,8 @@ from common import cuad_labels, cuad_manifest, require_shared_data
 from fields import load_clauses
 
 from engine.fields.presence import (
-    CATEGORIES, HEADING_MARK, MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, MODEL_FILE, contract_sentences, context_vectorizer, features, presence_text, sentence_vectorizer,
+    CATEGORIES, HEADING_MARK, MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, MODEL_FILE,
+    contract_sentences, context_vectorizer, features, presence_text, sentence_vectorizer,
 )
 from engine.fields.sentences import split_sentences
 
