@@ -4,10 +4,11 @@
 
 Per CUAD category, a logistic regression over TF-IDF word uni- and bigrams of the sentence
 and its heading, and the words of its whole clause, scores each sentence of a contract; a
-contract has the clause when its best sentence scores at least the category's threshold. Sentences are labelled by the lawyers' spans (a sentence holding the
-start of a labelled span is positive). Thresholds are chosen on 5-fold cross-validated dev
-scores (folds by contract), then the model is refitted on all dev contracts. Test contracts
-are never read here: bench/fields.py measures on them.
+contract has the clause when its best sentence scores at least the category's threshold.
+Sentences are labelled by the lawyers' spans (a sentence holding the start of a labelled span
+is positive). Thresholds are chosen on 5-fold cross-validated dev scores (folds by contract),
+then the model is refitted on all dev contracts. Test contracts are never read here:
+bench/fields.py measures on them.
 
 Writes engine/fields/presence_model.npz.
 """
