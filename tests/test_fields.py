@@ -144,7 +144,6 @@ def test_a_term_counted_from_the_contract_date_becomes_a_date():
 
 def _contract(*paragraphs: tuple[str, str, int]) -> list:
     """Clauses (ref, text, page) in reading order, cut into sentences as the field readers see them."""
-    from engine.fields.sentences import split_sentences
     from models.clause import Clause, ClauseKind
 
     clauses = [

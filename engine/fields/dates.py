@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from engine.fields.sentences import Span
+from engine.fields.sentences import Span, sentence_text
 from models.fields import full_year
 
 MONTHS = {m: i for i, m in enumerate(
@@ -49,13 +49,13 @@ def short_date(value: date) -> str:
 def agreement_date(sentences: list[Span]) -> tuple[Span, date] | None:
     """The first date in the opening clauses, with its sentence; else a date the first pages
     give the agreement ("Dated: ..."). A recital's date is another agreement's, not this one's."""
-    first_pages = [s for s in sentences if s[0].page_start <= 2 and not _RECITAL.match(" ".join(s[0].text[s[1] : s[2]].split()))]
-    opening = {c.clause_id for c in sorted({s[0].clause_id: s[0] for s in first_pages if s[0].page_start == 1}.values(), key=lambda c: c.order)[:OPENING_CLAUSES]}
+    first_pages = [s for s in sentences if s[0].page_start <= 2 and not _RECITAL.match(sentence_text(s))]
+    page_one = dict.fromkeys(s[0].clause_id for s in first_pages if s[0].page_start == 1)  # in reading order
+    opening = set(list(page_one)[:OPENING_CLAUSES])
     candidates = [s for s in first_pages if s[0].clause_id in opening]
     candidates += [s for s in first_pages if s[0].clause_id not in opening and _DATED.search(s[0].text[s[1] : s[2]])]
     for span in candidates:
-        clause, start, end = span
-        found = find_date(" ".join(clause.text[start:end].split()))
+        found = find_date(sentence_text(span))
         if found is not None:
             return span, found[1]
     return None
@@ -64,8 +64,7 @@ def agreement_date(sentences: list[Span]) -> tuple[Span, date] | None:
 def effective_date(sentences: list[Span]) -> tuple[Span, date] | None:
     """A date the contract gives as the day it takes effect, with its sentence."""
     for span in sentences:
-        clause, start, end = span
-        sentence = " ".join(clause.text[start:end].split())
+        sentence = sentence_text(span)
         for said in _EFFECTIVE.finditer(sentence):
             window = sentence[max(0, said.start() - _EFFECTIVE_REACH) : said.end() + _EFFECTIVE_REACH]
             found = find_date(window)

@@ -12,7 +12,7 @@ from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in
 from engine.fields.parties import parties_in
 from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
-from engine.fields.sentences import Span, split_sentences
+from engine.fields.sentences import Span, sentence_text, split_sentences
 from engine.fields.term import expiration_in, renewal_in
 from models.clause import Clause, ClauseType
 from models.fields import ContractFields, FieldValue, Presence
@@ -52,13 +52,13 @@ def _value(clause: Clause, start: int, end: int, value: str) -> FieldValue:
 def _governing_law(sentences: list[Span]) -> FieldValue | None:
     """The jurisdiction a choice-of-law sentence names; a governing-law clause is read first."""
     typed = [s for s in sentences if s[0].clause_type is ClauseType.GOVERNING_LAW or ClauseType.GOVERNING_LAW in s[0].topics]
-    for clause, start, end in typed + sentences:
-        sentence = " ".join(clause.text[start:end].split())  # a PDF line break is a space
+    for span in typed + sentences:
+        sentence = sentence_text(span)
         if not _CHOOSES_LAW.search(sentence) or _INCORPORATION.search(sentence):
             continue
         name = jurisdiction_in(sentence)
         if name is not None:
-            return _value(clause, start, end, name)
+            return _value(*span, name)
     return None
 
 

@@ -7,7 +7,7 @@ import re
 from datetime import date
 
 from engine.fields.dates import find_date, short_date
-from engine.fields.sentences import Span
+from engine.fields.sentences import Span, sentence_text
 from models.clause import Clause, ClauseType
 
 _ENDS = re.compile(r"\b(?:expire|expiration|terminat|end|until|through|continue|remain)\w*\b", re.I)
@@ -29,9 +29,9 @@ def expiration_in(sentences: list[Span], contract_date: date | None) -> tuple[Cl
     found = _expiration_sentence(sentences)
     if found is None:
         return None
-    clause, start, end, value = found
-    counted = _counted_from_start(" ".join(clause.text[start:end].split()), value, contract_date)
-    return clause, start, end, counted or value
+    *span, value = found
+    counted = _counted_from_start(sentence_text(span), value, contract_date)
+    return *span, counted or value
 
 
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -51,15 +51,15 @@ _PERIOD = re.compile(
 def renewal_in(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
     """(clause, start, end, value) for the sentence saying how long each renewal runs; value is
     "successive 1 year" for automatic successive renewals, else "1 year"."""
-    for clause, start, end in _term_clauses_first(sentences):
-        sentence = " ".join(clause.text[start:end].split())
+    for span in _term_clauses_first(sentences):
+        sentence = sentence_text(span)
         renewal = _RENEWAL_PERIOD.search(sentence)
         if renewal is None or not _RENEWS.search(sentence):
             continue
         period = "1 year" if _YEARLY.search(sentence) else _period_after(sentence, renewal.start())
         if period is not None:
             successive = re.search(r"\b(?:successive|consecutive)\b", sentence, re.I)
-            return clause, start, end, f"successive {period}" if successive else period
+            return *span, f"successive {period}" if successive else period
     return None
 
 
@@ -94,13 +94,13 @@ def _counted_from_start(sentence: str, length: str, start: date | None) -> str |
 
 def _expiration_sentence(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
     """The first sentence saying when the contract ends; term and renewal clauses are read first."""
-    for clause, start, end in _term_clauses_first(sentences):
-        sentence = " ".join(clause.text[start:end].split())
+    for span in _term_clauses_first(sentences):
+        sentence = sentence_text(span)
         if not _TERM.search(sentence) or not _ENDS.search(sentence):
             continue
         value = _ending(sentence)
         if value is not None:
-            return clause, start, end, value
+            return *span, value
     return None
 
 
