@@ -28,7 +28,7 @@ from fields import load_clauses
 
 from engine.fields.presence import (
     CATEGORIES, HEADING_MARK, MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, MODEL_FILE,
-    contract_sentences, context_vectorizer, features, presence_text, sentence_vectorizer,
+    contract_sentences, context_vectorizer, features, is_reliable, presence_text, sentence_vectorizer,
 )
 from engine.fields.sentences import split_sentences
 
@@ -115,7 +115,7 @@ def main() -> int:
         coefficients=np.vstack(coefficients), intercepts=np.array(intercepts), thresholds=np.array(thresholds),
         cv_f1=np.array(cv_f1), dev_contracts=np.array(dev_contracts),
     )
-    flagged = [f1 for f1, contracts in zip(cv_f1, dev_contracts) if f1 >= MIN_RELIABLE_F1 and contracts >= MIN_RELIABLE_CONTRACTS]
+    flagged = [f1 for f1, contracts in zip(cv_f1, dev_contracts) if is_reliable(f1, contracts)]
     print(f"flagged in the app: {len(flagged)} categories (cross-validated dev F1 >= {MIN_RELIABLE_F1} in >= {MIN_RELIABLE_CONTRACTS} "
           f"dev contracts), their mean cross-validated dev F1 {np.mean(flagged):.3f}")
     print(f"mean cross-validated dev F1 {np.mean(cv_f1):.3f} over {len(kept)} categories; wrote {MODEL_FILE} "

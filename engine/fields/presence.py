@@ -90,6 +90,11 @@ def features(sentence_words: TfidfVectorizer, context_words: TfidfVectorizer, se
     return sparse.hstack([own, CONTEXT_WEIGHT * around], format="csr")
 
 
+def is_reliable(cv_f1: float, dev_contracts: int) -> bool:
+    """Whether a category is flagged in the app: found well enough, in enough dev contracts."""
+    return cv_f1 >= MIN_RELIABLE_F1 and dev_contracts >= MIN_RELIABLE_CONTRACTS
+
+
 def _fitted(vectorizer: TfidfVectorizer, vocabulary: np.ndarray, idf: np.ndarray) -> TfidfVectorizer:
     vectorizer.vocabulary_ = {str(term): index for index, term in enumerate(vocabulary)}
     vectorizer.idf_ = idf
@@ -107,11 +112,8 @@ class PresenceModel:
         self.thresholds = dict(zip(self.categories, stored["thresholds"].tolist()))
         self.cv_f1 = dict(zip(self.categories, stored["cv_f1"].tolist()))
         self.dev_contracts = dict(zip(self.categories, stored["dev_contracts"].tolist()))
-        self.min_reliable_f1 = MIN_RELIABLE_F1
         # the categories good enough to flag, chosen on dev when the model was trained
-        self.reliable = [
-            c for c in self.categories if self.cv_f1[c] >= MIN_RELIABLE_F1 and self.dev_contracts[c] >= MIN_RELIABLE_CONTRACTS
-        ]
+        self.reliable = [c for c in self.categories if is_reliable(self.cv_f1[c], self.dev_contracts[c])]
 
     def scores(self, sentences: list[ScoredSentence]) -> np.ndarray:
         """Probability per sentence (rows) and category (columns)."""
