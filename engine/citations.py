@@ -5,9 +5,10 @@ whitespace, quotes, case and hyphenation (a word broken across a line, "termi- n
 matches "termination"). A kept citation carries the clause's own text at the matched span,
 never the model's spelling, so it is verbatim by construction; it is then checked once more,
 page by page, against the PDF's own text layer (what a reader, or a scorer, sees on that
-page; on a scanned page, the text recognised from its image) and cut where the page does not print it as one run (a word the engine rejoined
-across a hyphenated line break, say). A quote across a page break keeps one part per page. Its rectangles come from the word boxes stored at ingest: one per line, on
-every page the quote touches.
+page; on a scanned page, the text recognised from its image) and cut where the page does
+not print it as one run (a word the engine rejoined across a hyphenated line break, say).
+A quote across a page break keeps one part per page. Its rectangles come from the word
+boxes stored at ingest: one per line, on every page the quote touches.
 """
 
 from __future__ import annotations
