@@ -6,9 +6,10 @@ Each kill point is one `python -m engine ingest` process into a fresh store. Ste
 the process pauses before that write (CLAUSEGRAPH_PAUSE_BEFORE, holding the writer lock) and
 is killed there. Random points: it pauses before its first write, is let go and killed after a
 random delay: half of them within the time its table writes take (so inside a LanceDB write),
-half within the rest of its run (the index refresh and exit). Then this process opens the store as the next user would (an interrupted ingest's
-leftovers are removed), reports the document's state, ingests the file again and checks that
-it is then complete. Two processes run at a time.
+half within the rest of its run (the index refresh and exit). Then this process opens the
+store as the next user would (an interrupted ingest's leftovers are removed), reports the
+document's state, ingests the file again and checks that it is then complete. Two processes
+run at a time.
 """
 
 from __future__ import annotations
