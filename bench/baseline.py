@@ -12,8 +12,8 @@ from pathlib import Path
 
 import common  # noqa: F401  (puts the project on the import path)
 
-from engine.evaluate import ContextPassage
-from engine.textnorm import normalise
+from engine.eval.scores import ContextPassage
+from engine.text.normalise import normalise
 
 TABLE = "baseline"
 

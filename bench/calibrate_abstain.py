@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
-from engine.abstain import CALIBRATION_FILE, FEATURES, Calibration, features  # noqa: E402
-from engine.evidence import Evidence  # noqa: E402
-from engine.harness import DEFAULT_DATA, ensure_documents, load_questions  # noqa: E402
+from engine.answer.abstain import CALIBRATION_FILE, FEATURES, Calibration, features  # noqa: E402
+from engine.answer.evidence import Evidence  # noqa: E402
+from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_questions  # noqa: E402
 from engine.service import Library  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
 

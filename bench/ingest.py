@@ -21,7 +21,7 @@ from common import CUAD, cuad_manifest, require_shared_data
 
 from engine.embed import Embedder
 from engine.ingest.pipeline import ingest_bytes
-from engine.store import ClauseStore
+from engine.store.clause_store import ClauseStore
 from models.document import IngestStatus
 
 

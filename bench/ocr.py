@@ -26,11 +26,11 @@ from pathlib import Path
 
 from common import BENCH_DIR, SHARED_DATA, cuad_labels, require_shared_data
 
-from engine.evaluate import Evidence, Question, Scores, score, snippet_found
-from engine.harness import ensure_documents, run
+from engine.eval.scores import Evidence, Question, Scores, score, snippet_found
+from engine.eval.harness import ensure_documents, run
 from engine.ingest import ocr
 from engine.service import Library, Progress
-from engine.textnorm import normalise
+from engine.text.normalise import normalise
 from models.retrieval import Mode
 
 CONTRACT = "AudibleInc_20001113_10_Q_EX_10_32_2599586_EX_10_32_Co_Branding_Agreement_Marketing_Agreeme"

@@ -20,8 +20,8 @@ from pathlib import Path
 from common import BENCH_DIR, BENCH_STORE, SHARED_DATA, require_shared_data
 from baseline import BaselineRetriever
 
-from engine.evaluate import Output, Question, Scores, by_hops, by_type, score
-from engine.harness import ensure_documents, load_questions, report, run
+from engine.eval.scores import Output, Question, Scores, by_hops, by_type, score
+from engine.eval.harness import ensure_documents, load_questions, report, run
 from engine.service import Library
 from models.retrieval import Mode
 

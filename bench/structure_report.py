@@ -24,7 +24,7 @@ from common import CUAD, cuad_labels, cuad_manifest, require_shared_data
 from engine.ingest.clauses import segment
 from engine.ingest.graph import build_graph
 from engine.ingest.pdf import read_pdf
-from engine.textnorm import locate, normalise_with_offsets
+from engine.text.normalise import locate, normalise_with_offsets
 from models.clause import ClauseKind
 from models.edge import EdgeType
 

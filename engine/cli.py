@@ -205,13 +205,13 @@ def _delete(library, args) -> int:
 
 
 def _eval(library, args) -> int:
-    from engine.harness import main as run_eval
+    from engine.eval.harness import main as run_eval
 
     return run_eval(args, library)
 
 
 def _ask(library, args) -> int:
-    from engine.ask import main as run_ask
+    from engine.views.ask_text import main as run_ask
 
     return run_ask(args, library)
 

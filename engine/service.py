@@ -11,21 +11,21 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from engine.embed import Embedder
-from engine.graphcache import DocGraph, GraphCache
-from engine.export import conversation_markdown
-from engine.enumerate import enumerate_contracts, field_query
+from engine.store.graphcache import DocGraph, GraphCache
+from engine.views.export import conversation_markdown
+from engine.answer.enumeration import enumerate_contracts, field_query
 from engine.fields import EXTRACTOR_VERSION, extract_fields
 from engine.fields.presence import presence_model
-from engine.generate import TextCallback
-from engine.graphview import GraphLayout, joining_path, layout
+from engine.answer.generate import TextCallback
+from engine.views.graph_layout import GraphLayout, joining_path, layout
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, make_llm, ollama_host
-from engine.plan import make_plan
-from engine.plan_llm import refine
-from engine.render import PageImage, render_page
-from engine.retrieve import Retriever, RetrievalSettings
+from engine.query.plan import make_plan
+from engine.query.plan_llm import refine
+from engine.views.page_image import PageImage, render_page
+from engine.query.retrieve import Retriever, RetrievalSettings
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.settings import SAMPLES_DIR, Settings, store_path
-from engine.store import ClauseStore
+from engine.store.clause_store import ClauseStore
 from models.answer import Answer, Citation, Rect, SearchHit
 from models.clause import Clause
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
@@ -262,7 +262,7 @@ class Library:
 
     @cached_property
     def answerer(self):
-        from engine.answer import Answerer  # the answerer builds on this class's search
+        from engine.answer.answerer import Answerer  # the answerer builds on this class's search
 
         return Answerer(self)
 

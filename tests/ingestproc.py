@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from engine.settings import PROJECT_ROOT
-from engine.store import PAUSE_ENV, ClauseStore
+from engine.store.clause_store import PAUSE_ENV, ClauseStore
 
 TABLES = ("documents", "clauses", "windows", "edges", "pages", "fields")
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from engine.answer import Answerer, ClausegraphQueryEngine
+from engine.answer.answerer import Answerer, ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
-from engine.textnorm import normalise
+from engine.text.normalise import normalise
 from models.answer import BackendKind
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 from tests.ollama_server import FakeOllama, answers, claim, passage_number

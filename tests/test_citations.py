@@ -5,8 +5,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from engine.citations import Citer, find_quote
-from engine.textnorm import normalise
+from engine.answer.citations import Citer, find_quote
+from engine.text.normalise import normalise
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
 
 

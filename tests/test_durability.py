@@ -19,9 +19,9 @@ from streamlit.testing.v1 import AppTest
 from engine import cli
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
-from engine.store import ClauseStore
-from engine.storelock import WriterLock
-from engine.storeversion import MANIFEST_FILE, SCHEMA_VERSION
+from engine.store.clause_store import ClauseStore
+from engine.store.lock import WriterLock
+from engine.store.version import MANIFEST_FILE, SCHEMA_VERSION
 from models.document import IngestStatus
 from tests.conftest import HIGHWAYS_NDA, MUTUAL_NDA
 from tests.ingestproc import TABLES, IngestProcess, rows_of, state_of

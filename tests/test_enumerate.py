@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine.enumerate import field_query
+from engine.answer.enumeration import field_query
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 from tests.test_cli import engine
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.cli import main
-from engine.evaluate import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found
+from engine.eval.scores import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found
 from engine.settings import SAMPLES_DIR
 from tests.conftest import MUTUAL_NDA
 
@@ -81,7 +81,7 @@ def test_eval_writes_format_lines_and_prints_the_scores(tmp_path, capsys):
 
 
 def test_citations_of_pages_without_a_text_layer_are_counted_apart():
-    from engine.evaluate import Citation
+    from engine.eval.scores import Citation
 
     questions = [Question(id="a", docs=["d.pdf"], question="?", evidence=[Evidence(text="the cap is ten pounds", page=1)])]
     cited = [Citation(doc="d.pdf", page=1, quote="The cap is ten pounds."), Citation(doc="d.pdf", page=2, quote="Read from the scan.")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.graphview import joining_path, layout
+from engine.views.graph_layout import joining_path, layout
 from models.edge import EdgeType
 from tests.conftest import GCLOUD
 from ui.graph_figure import graph_figure

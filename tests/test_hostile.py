@@ -20,7 +20,7 @@ from engine.embed import Embedder
 from engine.ingest.clauses import segment
 from engine.ingest.graph import build_graph
 from engine.ingest.pdf import read_pdf
-from engine.render import MAX_SIDE_PIXELS, render_page
+from engine.views.page_image import MAX_SIDE_PIXELS, render_page
 from engine.service import Library
 from engine.settings import PROJECT_ROOT, Settings
 from models.document import IngestStatus

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from engine.citations import Citer
+from engine.answer.citations import Citer
 from engine.ingest import ocr
 from engine.ingest.pdf import read_pdf
 from engine.service import Library
-from engine.textnorm import normalise
+from engine.text.normalise import normalise
 from models.document import IngestStatus
 from tests.conftest import SHARED_DATA, needs_shared_data
 

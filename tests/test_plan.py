@@ -8,7 +8,7 @@ import pytest
 
 from engine.errors import ClausegraphError
 from engine.llm import Backend, LLMSpec, parse_llm
-from engine.plan import keywords
+from engine.query.plan import keywords
 from models.clause import ClauseType
 from models.plan import Intent
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA

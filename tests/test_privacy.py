@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.generate import messages
+from engine.answer.generate import messages
 from engine.llm import Backend, LLMSpec
 from engine.service import Library
 from engine.settings import PROJECT_ROOT

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from engine.citations import Citer
-from engine.export import conversation_markdown
+from engine.answer.citations import Citer
+from engine.views.export import conversation_markdown
 from engine.llm import Backend, LLMSpec, host_status
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
 from tests.ollama_server import FakeOllama

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieve import ClauseGraphRetriever
+from engine.query.retrieve import ClauseGraphRetriever
 from models.clause import ClauseType
 from models.plan import Filters, Intent, PageRange
 from models.retrieval import Mode
@@ -99,7 +99,7 @@ def test_modes_differ_in_how_passages_were_found(sample_library, doc_ids):
 
 
 def test_the_llamaindex_retriever_returns_passages_as_nodes(sample_library, doc_ids):
-    from engine.plan import make_plan
+    from engine.query.plan import make_plan
 
     retriever = ClauseGraphRetriever(sample_library.retriever, make_plan, [doc_ids[MUTUAL_NDA.name]])
     nodes = retriever.retrieve("Which law governs this agreement?")

@@ -8,7 +8,7 @@ import pyarrow as pa
 from engine.embed import Embedder
 from engine.ingest import pipeline
 from engine.service import Library
-from engine.store import CLAUSES_SCHEMA, ClauseStore
+from engine.store.clause_store import CLAUSES_SCHEMA, ClauseStore
 from models.clause import ClauseKind
 from models.document import IngestStatus
 from tests.conftest import GCLOUD, MUTUAL_NDA

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.matching import sentence_spans
+from engine.text.matching import sentence_spans
 from models.clause import Clause
 
 Span = tuple[Clause, int, int]  # a sentence: its clause and offsets in the clause text

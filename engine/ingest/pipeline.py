@@ -26,7 +26,7 @@ from engine.fields import EXTRACTOR_VERSION, extract_fields
 from engine.ingest.clauses import segment
 from engine.ingest.graph import ClauseGraph, build_graph
 from engine.ingest.pdf import DocumentText, read_pdf
-from engine.store import ClauseStore
+from engine.store.clause_store import ClauseStore
 from models.document import Document, IngestOutcome, IngestStatus
 
 logger = logging.getLogger(__name__)

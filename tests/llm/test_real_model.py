@@ -16,9 +16,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from engine.answer import Answerer
+from engine.answer.answerer import Answerer
 from engine.llm import Backend, LLMSpec
-from engine.textnorm import normalise
+from engine.text.normalise import normalise
 from tests.conftest import HIGHWAYS_NDA
 from tests.local_server import free_port, wait_until_healthy
 

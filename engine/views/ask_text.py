@@ -13,7 +13,7 @@ import json
 import sys
 import textwrap
 
-from engine.harness import to_output
+from engine.eval.harness import to_output
 from engine.llm import parse_llm
 from engine.service import Library
 from models.answer import Answer, BackendKind, section_name

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import ValidationError
 
-from engine.citations import Citer
-from engine.evidence import Evidence
+from engine.answer.citations import Citer
+from engine.answer.evidence import Evidence
 from engine.llm import Backend, LLMSpec
 from models.answer import Citation, Claim, DraftAnswer
 from models.retrieval import Passage

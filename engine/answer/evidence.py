@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from engine.graphcache import DocGraph
-from engine.matching import QuestionWords, sentence_spans, stems
+from engine.store.graphcache import DocGraph
+from engine.answer.question_words import QuestionWords
+from engine.text.matching import sentence_spans, stems
 from models.clause import Clause
 from models.retrieval import Passage, Retrieval
 

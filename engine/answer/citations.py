@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pymupdf
 
-from engine.store import ClauseStore, PageWords
-from engine.textnorm import locate, normalise, normalise_with_offsets
+from engine.store.clause_store import ClauseStore, PageWords
+from engine.text.normalise import locate, normalise, normalise_with_offsets
 from models.answer import Citation, QuotePart, Rect
 from models.clause import Clause
 

@@ -1,8 +1,7 @@
 """How well a stretch of contract text covers a question's words.
 
 Shared by the extractive answerer (which sentence answers best) and the abstain decision
-(does anything in scope answer at all). Words are compared by a crude stem, so
-"terminate", "terminated" and "termination" meet, and weighted by how rare they are in the
+(does anything in scope answer at all). Words are weighted by how rare they are in the
 contracts in scope: a word every clause uses says little, a word no clause uses says the
 contract is silent on it.
 """
@@ -14,13 +13,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.graphcache import DocGraph
+from engine.store.graphcache import DocGraph
+from engine.text.matching import WORD, stem
 from models.plan import QueryPlan
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
-_SENTENCE_END = re.compile(r"(?<=[.;:!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9(])|\n(?=\s*\(?[a-z0-9ivx]{1,4}[.)]\s)")
-_NUMBERING = re.compile(r"(?:(?:Section|Clause|Article)\s+)?(?:\d+(?:\.\d+)*\.?|\(?[a-zA-Z]{1,2}\)|\(?[ivxIVX]{1,5}\)|[a-z]\.)\s+")
-_STEM_LENGTH = 6
 EXPANSION_WEIGHT = 0.5
 
 
@@ -41,45 +37,6 @@ def contract_fact(question: str) -> str | None:
     return next((kind for kind in ("parties", "date", "effective") if match.group(kind)), "title")
 
 
-def stem(word: str) -> str:
-    word = word.lower().strip("'-")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > _STEM_LENGTH:
-        return word[:_STEM_LENGTH]
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text)}
-
-
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence (and list item) spans of text[start:end], as offsets into `text`."""
-    end = len(text) if end is None else end
-    spans: list[tuple[int, int]] = []
-    position = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        if match.start() - position >= 2:
-            spans.append((position, match.start()))
-        position = match.end()
-    if end - position >= 2:
-        spans.append((position, end))
-    return [(s, e) for s, e in (_trim(text, s, e) for s, e in spans) if e - s >= 2]
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Without surrounding space and without the clause or item number it starts with."""
-    while start < end and text[start].isspace():
-        start += 1
-    numbering = _NUMBERING.match(text, start, end)
-    if numbering:
-        start = numbering.end()
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 @dataclass(frozen=True)
 class QuestionWords:
     """The stems a question is looking for, each with its weight."""
@@ -93,7 +50,7 @@ class QuestionWords:
         weights: dict[str, float] = {}
         for words, factor in ((plan.keywords, 1.0), (plan.expansions, EXPANSION_WEIGHT)):
             for phrase in words:
-                for word in _WORD.findall(phrase):
+                for word in WORD.findall(phrase):
                     key = stem(word)
                     rarity = math.log(1 + total / (1 + frequency.get(key, 0)))
                     weights[key] = max(weights.get(key, 0.0), factor * rarity)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from engine.citations import printed_pages
-from engine.evaluate import (
+from engine.answer.citations import printed_pages
+from engine.eval.scores import (
     Citation,
     ContextPassage,
     Output,
@@ -29,11 +29,11 @@ from engine.evaluate import (
     score,
     snippet_found,
 )
-from engine.graphcache import DocGraph
+from engine.store.graphcache import DocGraph
 from engine.llm import parse_llm
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
-from engine.textnorm import normalise
+from engine.text.normalise import normalise
 from models.answer import Answer
 from models.retrieval import Mode, Retrieval
 

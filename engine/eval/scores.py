@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
-from engine.textnorm import normalise
+from engine.text.normalise import normalise
 
 BUDGETS = (4000, 8000)
 

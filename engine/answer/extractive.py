@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.citations import Citer
-from engine.evidence import Evidence, Sentence
-from engine.matching import contract_fact, sentence_spans, stems
+from engine.answer.citations import Citer
+from engine.answer.evidence import Evidence, Sentence
+from engine.answer.question_words import contract_fact
+from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
 from models.retrieval import Passage
 

@@ -29,9 +29,9 @@ from lancedb.query import BooleanQuery, MatchQuery, Occur, PhraseQuery
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.graphcache import DocGraph, GraphCache
-from engine.store import ClauseStore
-from engine.textnorm import normalise
+from engine.store.graphcache import DocGraph, GraphCache
+from engine.store.clause_store import ClauseStore
+from engine.text.normalise import normalise
 from models.clause import Clause, ClauseKind
 from models.edge import EdgeType
 from models.plan import QueryPlan

@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from engine.ingest.references import ReferenceResolver
-from engine.store import ClauseStore
+from engine.store.clause_store import ClauseStore
 from models.clause import Clause, ClauseType
 from models.document import Document
 from models.edge import Edge, EdgeType
@@ -84,7 +84,7 @@ class DocGraph:
     @cached_property
     def clause_stems(self) -> dict[str, set[str]]:
         """Clause id -> the stems of its heading and text."""
-        from engine.matching import stems
+        from engine.text.matching import stems
 
         return {c.clause_id: stems(f"{c.heading} {c.text}") for c in self.clauses}
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from engine.evidence import Evidence
-from engine.matching import contract_fact, stems
+from engine.answer.evidence import Evidence
+from engine.answer.question_words import contract_fact
+from engine.text.matching import stems
 
 CALIBRATION_FILE = Path(__file__).with_name("abstain_calibration.json")
 ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank

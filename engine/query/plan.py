@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from engine.graphcache import DocGraph
+from engine.store.graphcache import DocGraph
 from engine.ingest.references import find_references
 from models.clause import ClauseKind, ClauseType
 from models.plan import Filters, Intent, PageRange, QueryPlan, SectionMention, TermMention

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from engine.citations import Citer
+from engine.answer.citations import Citer
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
 from models.answer import Citation
 from models.clause import Clause

@@ -39,8 +39,8 @@ from lancedb.index import FTS
 
 from engine.embed import DIMENSION
 from engine.errors import NotFoundError
-from engine.storelock import WriterLock
-from engine.storeversion import SCHEMA_VERSION, record_version, stored_version
+from engine.store.lock import WriterLock
+from engine.store.version import SCHEMA_VERSION, record_version, stored_version
 from models.clause import Clause
 from models.document import Definition, Document, DocumentDetail
 from models.edge import Edge

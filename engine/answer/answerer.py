@@ -19,12 +19,12 @@ from llama_index.core.base.response.schema import Response
 from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from engine.abstain import Calibration, decide, load_calibration
-from engine.citations import Citer
-from engine.evidence import Evidence
-from engine.extractive import Extract, extract, looked_for
-from engine.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
-from engine.graphcache import DocGraph
+from engine.answer.abstain import Calibration, decide, load_calibration
+from engine.answer.citations import Citer
+from engine.answer.evidence import Evidence
+from engine.answer.extractive import Extract, extract, looked_for
+from engine.answer.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
+from engine.store.graphcache import DocGraph
 from engine.llm import Backend
 from models.answer import Answer, BackendKind, Closest, Trail, section_name
 from models.plan import Filters

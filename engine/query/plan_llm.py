@@ -14,7 +14,7 @@ import logging
 from llama_index.core.prompts import PromptTemplate
 from pydantic import ValidationError
 
-from engine.graphcache import DocGraph
+from engine.store.graphcache import DocGraph
 from models.clause import ClauseType
 from models.plan import ProposedFilters, QueryPlan, SectionMention, TermMention
 

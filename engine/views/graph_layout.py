@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from engine.graphcache import DocGraph
+from engine.store.graphcache import DocGraph
 from models.edge import EdgeType
 
 
