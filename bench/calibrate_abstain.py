@@ -1,12 +1,13 @@
 """Fit the abstain decision on cuad_dev and print its trade-off curve.
 
-    .venv/bin/python bench/calibrate_abstain.py [--questions FILE] [--db DIR] [--write]
+    .venv/bin/python bench/calibrate_abstain.py [--questions FILE] [--db DIR] [--preset NAME] [--write]
 
 For every question: retrieve (graph mode, as the app does), compute the abstain features,
 and fit a logistic model of "answerable" on them (L2-regularised, Newton's method). Prints
 abstain recall / false-abstain for a sweep of thresholds, picks the threshold with the widest margin to
 both targets (abstain recall >= 0.80, false-abstain <= 0.20; the best balanced accuracy if
-none meets both), and with --write saves engine/abstain_calibration.json. Three quarters of cuad_dev is
+none meets both), and with --write saves it as the preset's `answer.abstain` settings
+(engine/presets/PRESET.json; --preset, default `default`). Three quarters of cuad_dev is
 unanswerable, so the curve is the honest picture: a lower threshold answers more and
 abstains less.
 """
@@ -21,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
-from engine.answer.abstain import CALIBRATION_FILE, FEATURES, Calibration, features  # noqa: E402
+from engine.answer.abstain import FEATURES, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
+from engine.settings import PRESETS_DIR  # noqa: E402
 from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_questions  # noqa: E402
 from engine.service import Library  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
@@ -35,9 +37,11 @@ def collect(library: Library, questions, mapping) -> tuple[np.ndarray, np.ndarra
     rows, labels, ids = [], [], []
     for number, question in enumerate(questions, start=1):
         doc_ids = [mapping[d] for d in question.docs]
+        result = library.engine.run(question.question, doc_ids, mode=Mode.GRAPH, answer=False)
+        if result.retrieval is None:  # an enumeration: answered from the fields, no abstain decision
+            continue
         graphs = library.scope(doc_ids)
-        retrieval = library.search(question.question, doc_ids, Mode.GRAPH, graphs=graphs)
-        found = features(Evidence.gather(retrieval, graphs))
+        found = features(Evidence.gather(result.retrieval, graphs, library.settings.answer))
         rows.append([found[name] for name in FEATURES])
         labels.append(1.0 if question.answerable else 0.0)
         ids.append(question.id)
@@ -79,7 +83,8 @@ def main() -> int:
     parser.add_argument("--questions", default=str(BENCH_DIR / "cuad_dev.jsonl"))
     parser.add_argument("--db", default=str(BENCH_STORE))
     parser.add_argument("--cache", default="/tmp/abstain_features.npz", help="reuse features computed by an earlier run")
-    parser.add_argument("--write", action="store_true", help=f"save the calibration to {CALIBRATION_FILE.name}")
+    parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
+    parser.add_argument("--write", action="store_true", help="save the calibration into the preset file")
     args = parser.parse_args()
 
     require_shared_data()
@@ -89,7 +94,7 @@ def main() -> int:
         x, y = saved["x"], saved["y"]
         print(f"features from {cache} ({len(y)} questions)")
     else:
-        library = Library(args.db)
+        library = Library(args.db, preset=args.preset)
         questions = load_questions(Path(args.questions))
         mapping = ensure_documents(library, questions, DEFAULT_DATA)
         x, y, ids = collect(library, questions, mapping)
@@ -111,12 +116,14 @@ def main() -> int:
         threshold, recall, false = max(fine, key=lambda p: p[1] + (1 - p[2]))
     print(f"\nchosen threshold {threshold:.2f}: abstain recall {recall:.3f}, false-abstain {false:.3f}")
     if args.write:
-        calibration = Calibration(
+        path = PRESETS_DIR / f"{args.preset}.json"
+        preset = json.loads(path.read_text())
+        preset.setdefault("answer", {}).setdefault("abstain", {}).update(
             weights={name: round(float(w), 4) for name, w in zip(FEATURES, weights)},
-            bias=round(bias, 4), threshold=threshold, fitted_on=Path(args.questions).name,
+            bias=round(bias, 4), threshold=float(threshold), fitted_on=Path(args.questions).name,
         )
-        CALIBRATION_FILE.write_text(json.dumps(calibration.model_dump(), indent=2) + "\n")
-        print(f"wrote {CALIBRATION_FILE}")
+        path.write_text(json.dumps(preset, indent=2) + "\n")
+        print(f"wrote answer.abstain into {path}")
     return 0
 
 

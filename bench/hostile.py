@@ -32,7 +32,7 @@ def held(library: Library) -> tuple:
     """What the store holds about the contract that was there before the batch."""
     document = library.find(HIGHWAYS_NDA.name)
     clauses = [(c.clause_id, c.text) for c in library.detail(document.doc_id).clauses]
-    citations = [(c.page, c.quote) for c in library.ask("Which law governs this agreement?", [document.doc_id]).citations]
+    citations = [(c.page, c.quote) for c in library.ask("Which law governs this agreement?", [document.doc_id]).answer.citations]
     return document, clauses, citations
 
 

@@ -7,6 +7,8 @@
     python -m engine ask [--db DIR] [--doc DOC ...] [--llm SPEC] [--json] QUESTION
     python -m engine eval --questions FILE --out FILE [--mode] [--llm SPEC] [--no-answer]
 
+Every command takes --preset NAME (engine/presets/NAME.json; default: default).
+
 Errors are one line on stderr, never a traceback; the exit code is 1 when anything failed.
 """
 
@@ -25,10 +27,13 @@ from models.document import DocumentDetail, IngestOutcome, IngestStatus
 def _parser() -> argparse.ArgumentParser:
     db_help = "store directory (default: $CLAUSEGRAPH_DB or data/store)"
     parser = argparse.ArgumentParser(prog="python -m engine", description="Clausegraph contract library")
+    preset_help = "settings preset (engine/presets/NAME.json; default: default)"
     parser.add_argument("--db", metavar="DIR", help=db_help)
-    # --db may also follow the command; SUPPRESS keeps an absent one from erasing one given before it
+    parser.add_argument("--preset", metavar="NAME", help=preset_help)
+    # --db and --preset may also follow the command; SUPPRESS keeps an absent one from erasing one given before it
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", metavar="DIR", default=argparse.SUPPRESS, help=db_help)
+    common.add_argument("--preset", metavar="NAME", default=argparse.SUPPRESS, help=preset_help)
     commands = parser.add_subparsers(dest="command", required=True)
 
     ingest = commands.add_parser("ingest", parents=[common], help="add PDF files or folders of PDFs")
@@ -65,8 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         from engine.service import Library
+        from engine.settings import presets
 
-        library = Library(args.db)
+        if args.preset and args.preset not in presets():
+            print(f"error: no preset named {args.preset!r}; the presets are: {', '.join(presets())}", file=sys.stderr)
+            return 1
+        library = Library(args.db, preset=args.preset)
         return _COMMANDS[args.command](library, args)
     except ClausegraphError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -211,9 +220,39 @@ def _eval(library, args) -> int:
 
 
 def _ask(library, args) -> int:
-    from engine.views.ask_text import main as run_ask
+    """Plain output names the backend that answered, the answer with [n] marks, and each
+    citation with file, section and page; `--json` prints the harness output object of
+    ../shared/bench/FORMAT.md (docs named by file name) plus the backend, or for a question
+    over every contract `{"documents": [...], "citations": [...]}`."""
+    from engine.eval.output import to_output
+    from engine.llm import parse_llm
+    from engine.views.ask_text import enumeration_json, render, render_enumeration
+    from models.retrieval import Mode
 
-    return run_ask(args, library)
+    library.use_llm(parse_llm(args.llm))
+    documents = library.documents()
+    if not documents:
+        print("error: the library is empty; add contracts with: python -m engine ingest PATH...", file=sys.stderr)
+        return 1
+    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    streaming = not args.json and sys.stderr.isatty()
+    result = library.engine.run(args.question, doc_ids, mode=Mode(args.mode), on_text=_drafting if streaming else None)
+    if result.enumeration is not None:
+        listing = result.enumeration
+        print(json.dumps(enumeration_json(listing), indent=2, ensure_ascii=False) if args.json else render_enumeration(listing))
+        return 0
+    if args.json:
+        names = {d.doc_id: d.file_name for d in documents}
+        output = to_output("ask", result, names.__getitem__).model_dump()
+        output["backend"] = result.answer.answered_by
+        print(json.dumps(output, indent=2, ensure_ascii=False))
+        return 0
+    print(render(result.answer))
+    return 0
+
+
+def _drafting(text: str) -> None:
+    print(f"\rdrafting… {len(text)} characters", end="", file=sys.stderr, flush=True)
 
 
 _COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete, "eval": _eval, "ask": _ask}

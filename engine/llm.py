@@ -13,14 +13,15 @@ import json
 import os
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel
 
 from engine.errors import ClausegraphError
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
-MAX_ANSWER_TOKENS = 1024  # an answer is a few claims; a model that rambles is cut off, not waited for
 OLLAMA_HOST_ENV = "OLLAMA_HOST"
 
 
@@ -57,21 +58,35 @@ def parse_llm(spec: str | None) -> LLMSpec:
     raise ClausegraphError(f"unknown model backend {spec!r}: use none, ollama:MODEL or openai:URL#MODEL")
 
 
-def make_llm(spec: LLMSpec):
+@dataclass(frozen=True)
+class LocalModel:
+    """A configured local model: what the user chose, and the LlamaIndex LLM that talks to it."""
+
+    spec: LLMSpec
+    llm: Any
+
+
+def local_model(spec: LLMSpec, max_answer_tokens: int) -> LocalModel | None:
+    """The model a spec names, or None for `none` (rules and extractive answers)."""
+    llm = make_llm(spec, max_answer_tokens)
+    return None if llm is None else LocalModel(spec, llm)
+
+
+def make_llm(spec: LLMSpec, max_answer_tokens: int):
     """The LlamaIndex LLM for a spec, or None for `none`."""
     if spec.backend is Backend.OLLAMA:
         from llama_index.llms.ollama import Ollama
 
         return Ollama(
             model=spec.model, base_url=spec.url, request_timeout=spec.timeout, context_window=8192,
-            additional_kwargs={"num_predict": MAX_ANSWER_TOKENS},
+            additional_kwargs={"num_predict": max_answer_tokens},
         )
     if spec.backend is Backend.OPENAI:
         from llama_index.llms.openai_like import OpenAILike
 
         return OpenAILike(
             model=spec.model, api_base=spec.url, api_key="local", is_chat_model=True, timeout=spec.timeout, context_window=8192,
-            max_tokens=MAX_ANSWER_TOKENS,
+            max_tokens=max_answer_tokens,
         )
     return None
 

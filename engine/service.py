@@ -5,43 +5,40 @@ Pages never touch the store or the pipeline directly: they ask a Library.
 
 from __future__ import annotations
 
-from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from engine.answer.answerer import Answerer
+from engine.answer.citations import Citer
+from engine.answer.generate import TextCallback
 from engine.embed import Embedder
+from engine.fields.presence import presence_model
+from engine.fields.stored import StoredFields
+from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
+from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, ollama_host
+from engine.pipeline import QueryEngine
+from engine.query.retriever import Retriever
+from engine.settings import SAMPLES_DIR, Settings, presets, store_path
+from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph, GraphCache
 from engine.views.export import conversation_markdown
-from engine.answer.enumeration import enumerate_contracts, field_query
-from engine.fields import EXTRACTOR_VERSION, extract_fields
-from engine.fields.presence import presence_model
-from engine.answer.generate import TextCallback
 from engine.views.graph_layout import GraphLayout, joining_path, layout
-from engine.llm import Backend, HostStatus, LLMSpec, host_status, make_llm, ollama_host
-from engine.query.plan import make_plan
-from engine.query.plan_llm import refine
 from engine.views.page_image import PageImage, render_page
-from engine.query.retrieve import Retriever, RetrievalSettings
-from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
-from engine.settings import SAMPLES_DIR, Settings, store_path
-from engine.store.clause_store import ClauseStore
-from models.answer import Answer, Citation, Rect, SearchHit
+from models.answer import Citation, Rect, SearchHit
 from models.clause import Clause
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
 from models.edge import EdgeType
-from models.enumeration import Enumeration
 from models.fields import ContractFields, FieldValue
 from models.plan import Filters, QueryPlan
+from models.result import QueryResult
 from models.retrieval import Mode, Passage, Retrieval
 
-
-_HIT_QUOTE_CHARS = 600  # a hit highlights its opening, not a whole long section
 _MB = 1024 * 1024
 
 __all__ = [
     "Backend", "GraphLayout", "GraphView", "LLMSpec", "Library", "Progress", "ProgressCallback", "Stage",
-    "conversation_markdown", "expand_paths", "ollama_host",
+    "conversation_markdown", "expand_paths", "ollama_host", "presets",
 ]
 
 
@@ -74,14 +71,16 @@ def _failed(file_name: str, message: str) -> IngestOutcome:
 class Library:
     """The contracts in one store, and what can be done with them."""
 
-    def __init__(self, store_dir: str | Path | None = None, settings: Settings | None = None) -> None:
-        self.settings = settings or Settings(store_dir=store_path(store_dir))
+    def __init__(self, store_dir: str | Path | None = None, settings: Settings | None = None, preset: str | None = None) -> None:
+        """`settings`, else the named `preset` (default: `default`), with the store at `store_dir`."""
+        self.settings = settings or Settings(store_dir=store_path(store_dir), preset=preset)
         self.store = ClauseStore(self.settings.store_dir)
-        self.embedder = Embedder(self.settings.embed_batch_size, self.settings.window_overlap_tokens)
+        self.embedder = Embedder(self.settings.ingest.embed_batch_size, self.settings.ingest.window_overlap_tokens)
         self.graphs = GraphCache(self.store)
-        self.retriever = Retriever(self.store, self.embedder, self.graphs, RetrievalSettings())
+        self.retriever = Retriever(self.store, self.embedder, self.graphs)
+        self.citer = Citer(self.store)
+        self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer), StoredFields(self.store, self.graph), self.settings)
         self.llm_spec = LLMSpec()
-        self.llm = None
 
     @property
     def _model_choice_file(self) -> Path:
@@ -89,7 +88,13 @@ class Library:
 
     def use_llm(self, spec: LLMSpec) -> None:
         """Plan and answer with this local model; LLMSpec() means rules and extractive answers."""
-        self.llm_spec, self.llm = spec, make_llm(spec)
+        self.llm_spec = spec
+        self.engine.model = local_model(spec, self.settings.llm.max_answer_tokens)
+
+    @property
+    def llm(self):
+        """The LlamaIndex LLM in use, or None (rules and extractive answers)."""
+        return self.engine.model.llm if self.engine.model is not None else None
 
     def choose_llm(self, spec: LLMSpec) -> None:
         """Use this model from now on, and again when the app next opens this store."""
@@ -128,10 +133,10 @@ class Library:
         too_large = self._size_problem(len(data))
         if too_large:
             return _failed(file_name, too_large)
-        return ingest_bytes(self.store, self.embedder, data, file_name, progress, self.settings.max_pages)
+        return ingest_bytes(self.store, self.embedder, data, file_name, progress, self.settings.limits.max_pages)
 
     def _size_problem(self, size: int) -> str | None:
-        limit = self.settings.max_upload_mb
+        limit = self.settings.limits.max_upload_mb
         if size <= limit * _MB:
             return None
         return f"the file is {size / _MB:,.1f} MB, more than the limit of {limit} MB (setting max_upload_mb)"
@@ -202,10 +207,11 @@ class Library:
         return self._cite_opening(clause, 0, len(clause.text))
 
     def _cite_opening(self, clause: Clause, start: int, end: int) -> Citation | None:
-        if end - start > _HIT_QUOTE_CHARS:
-            cut = clause.text.rfind(" ", start, start + _HIT_QUOTE_CHARS)
-            end = cut if cut > start else start + _HIT_QUOTE_CHARS
-        citation = self.answerer.citer.cite_span(clause, start, end)
+        chars = self.settings.answer.hit_quote_chars
+        if end - start > chars:
+            cut = clause.text.rfind(" ", start, start + chars)
+            end = cut if cut > start else start + chars
+        citation = self.citer.cite_span(clause, start, end)
         return citation.model_copy(update={"number": 1}) if citation else None
 
     def graph_view(self, doc_id: str, cited: list[str] = (), edge_types: set[EdgeType] | None = None) -> GraphView:
@@ -216,30 +222,8 @@ class Library:
         return GraphView(layout=layout(graph), cited=set(cited), path_nodes=nodes, path_edges=edges)
 
     def contract_fields(self, doc_ids: list[str] | None = None) -> list[ContractFields]:
-        """Each contract's fields (all contracts when none are given), library order. A contract
-        stored before fields existed, or by an older extractor, is read again from its clauses
-        and the result kept: an old store upgrades itself as it is used."""
-        wanted = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
-        stored = self.store.fields(wanted)
-        result = []
-        for doc_id in wanted:
-            version, fields = stored.get(doc_id, ("", None))
-            if fields is None or version != EXTRACTOR_VERSION:
-                graph = self.graph(doc_id)
-                fields = extract_fields(doc_id, graph.clauses, graph.document.title)
-                self.store.put_fields(fields, EXTRACTOR_VERSION)
-            result.append(fields)
-        return result
-
-    def enumerate(self, question: str, doc_ids: list[str] | None = None) -> Enumeration | None:
-        """A complete answer to "which contracts..." / "how many..." from every contract's
-        fields; None when the question is not such a question (then ask() answers it)."""
-        query = field_query(question, presence_model().categories)
-        if query is None:  # decided from the question alone: an ordinary question reads no fields
-            return None
-        names = {d.doc_id: d.file_name for d in self.documents()}
-        fields = self.contract_fields(doc_ids or list(names))
-        return enumerate_contracts(query, fields, names, self.answerer.citer, self._clause_by_id)
+        """Each contract's fields (all contracts when none are given), library order."""
+        return self.engine.fields.of(doc_ids if doc_ids else [d.doc_id for d in self.documents()])
 
     @staticmethod
     def flagged_categories() -> list[str]:
@@ -249,7 +233,7 @@ class Library:
     def cite_field(self, value: FieldValue) -> Citation | None:
         """A field value's sentence as a checked citation, for the viewer."""
         clause = self._clause_by_id(value.clause_id)
-        citation = self.answerer.citer.cite(clause, value.quote) if clause is not None else None
+        citation = self.citer.cite(clause, value.quote) if clause is not None else None
         return citation.model_copy(update={"number": 1}) if citation else None
 
     def _clause_by_id(self, clause_id: str) -> Clause | None:
@@ -260,12 +244,6 @@ class Library:
         """One contract's clause graph (loaded once and kept)."""
         return self.retriever.graphs([doc_id])[0]
 
-    @cached_property
-    def answerer(self):
-        from engine.answer.answerer import Answerer  # the answerer builds on this class's search
-
-        return Answerer(self)
-
     def ask(
         self,
         question: str,
@@ -273,16 +251,17 @@ class Library:
         filters: Filters | None = None,
         mode: Mode = Mode.GRAPH,
         on_text: TextCallback | None = None,
-    ) -> Answer:
-        """Plan, retrieve and answer: cited claims, or an abstention with the closest clauses.
-        `on_text` receives a model's draft as it streams."""
-        return self.answerer.ask(question, doc_ids, filters, mode, on_text)
+    ) -> QueryResult:
+        """The question pipeline: cited claims or an abstention with the closest clauses, or,
+        for a question over every contract, the complete list. `on_text` receives a model's
+        draft as it streams."""
+        return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text)
 
     # ---------------------------------------------------------------- search
 
     def plan(self, question: str, doc_ids: list[str] | None = None, filters: Filters | None = None) -> QueryPlan:
         """What the planner makes of a question over these documents (all when none are given)."""
-        return self._plan(question, self.scope(doc_ids), filters)
+        return self.engine.plan(question, self.scope(doc_ids), filters)
 
     def search(
         self,
@@ -296,13 +275,9 @@ class Library:
         """Plan and retrieve: the passages an answer to `question` needs, within the budget.
         `graphs`: the scope's graphs (`scope(doc_ids)`) when the caller needs them too."""
         graphs = graphs if graphs is not None else self.scope(doc_ids)
-        return self.retriever.retrieve(self._plan(question, graphs, filters), mode, budget, graphs)
+        return self.retriever.retrieve(self.engine.plan(question, graphs, filters), self.settings.retrieval, mode, budget, graphs)
 
     def scope(self, doc_ids: list[str] | None) -> list[DocGraph]:
         """The graphs of these documents (all when none are given), read once per question."""
         scope = doc_ids if doc_ids else [d.doc_id for d in self.documents()]
         return self.retriever.graphs(scope)
-
-    def _plan(self, question: str, graphs: list[DocGraph], filters: Filters | None) -> QueryPlan:
-        plan = make_plan(question, graphs, filters)
-        return refine(plan, self.llm, graphs) if self.llm is not None else plan

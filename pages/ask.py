@@ -52,7 +52,7 @@ def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> Non
 
         try:
             with st.spinner("Searching the clause graph and checking quotes…"):
-                answer = lib.enumerate(question, doc_ids) or lib.ask(question, doc_ids, filters, on_text=stream)
+                answer = lib.ask(question, doc_ids, filters, on_text=stream).shown
         except ClausegraphError as error:
             st.error(str(error))
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.service import Backend, LLMSpec, ollama_host
+from engine.service import Backend, LLMSpec, ollama_host, presets
 from ui.state import library
 
 _CHOICES = {
@@ -65,6 +65,21 @@ def settings_page() -> None:
     right.metric("Store size", _size(lib.store_size()))
     st.markdown(f"Store location: `{lib.settings.store_dir}`")
     st.caption("Start the app on another store with `streamlit run app.py -- --db DIR` or `CLAUSEGRAPH_DB=DIR`.")
+    st.divider()
+    _preset_section(lib)
+
+
+def _preset_section(lib) -> None:
+    settings = lib.settings
+    st.subheader("Retrieval and answer settings")
+    st.markdown(
+        f"Preset **{settings.preset}** (settings hash `{settings.fingerprint()}`), one of: "
+        + ", ".join(f"`{name}`" for name in presets())
+        + ". Every evaluation output records the preset and hash it ran with."
+    )
+    st.caption("Start the app with another preset: `streamlit run app.py -- --preset NAME`; presets are files in `engine/presets/`.")
+    with st.expander("All values of this preset"):
+        st.json(settings.model_dump(mode="json", exclude={"store_dir"}), expanded=1)
 
 
 settings_page()

@@ -45,10 +45,10 @@ def main(store: Path, model_url: str) -> dict:
     library = Library(store)
     outcomes = library.ingest_paths([SAMPLES_DIR / CONTRACT])
     hits = library.search(QUESTION).passages
-    extractive = library.ask(QUESTION)
+    extractive = library.ask(QUESTION).answer
     library.use_llm(LLMSpec(backend=Backend.OLLAMA, model="tiny:latest", url=model_url, timeout=10))
     host = library.model_host()
-    with_model = library.ask(QUESTION)
+    with_model = library.ask(QUESTION).answer
     return {
         "ingested": [o.status.value for o in outcomes],
         "search_hits": len(hits),

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.answer.answerer import Answerer, ClausegraphQueryEngine
+from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
 from models.answer import BackendKind
@@ -18,8 +18,9 @@ LAW_QUOTE = "This Agreement shall be governed by, and construed in accordance wi
 
 
 @pytest.fixture(scope="module")
-def answerer(sample_library) -> Answerer:
-    return Answerer(sample_library)
+def ask(sample_library):
+    """The app's question pipeline, returning the Answer."""
+    return lambda question, doc_ids, **kwargs: sample_library.ask(question, doc_ids, **kwargs).answer
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +42,8 @@ def with_model(sample_library):
 # ------------------------------------------------------------------ extractive
 
 
-def test_extractive_answer_cites_the_governing_law_clause(answerer, doc):
-    answer = answerer.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+def test_extractive_answer_cites_the_governing_law_clause(ask, doc):
+    answer = ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
     assert answer.backend is BackendKind.EXTRACTIVE and not answer.abstained
     first = answer.citations[0]
     assert (first.ref, first.page, first.number) == ("8.1", 7, 1)
@@ -51,8 +52,8 @@ def test_extractive_answer_cites_the_governing_law_clause(answerer, doc):
     assert answer.claims[0].citations == [1] and first.quote in answer.claims[0].text
 
 
-def test_extractive_answer_brings_the_definitions_and_sections_the_clause_relies_on(answerer, doc):
-    answer = answerer.ask("When can CCS terminate for a Supplier Insolvency Event?", [doc(GCLOUD)])
+def test_extractive_answer_brings_the_definitions_and_sections_the_clause_relies_on(ask, doc):
+    answer = ask("When can CCS terminate for a Supplier Insolvency Event?", [doc(GCLOUD)])
     cited = {c.ref: normalise(c.quote) for c in answer.citations}
     assert answer.citations[0].ref == "5.1" and "if a supplier insolvency event occurs" in cited["5.1"]
     assert cited['9.1 "Supplier Insolvency Event"'].startswith("supplier insolvency event means the supplier is unable to pay debts")
@@ -60,8 +61,8 @@ def test_extractive_answer_brings_the_definitions_and_sections_the_clause_relies
     assert "Clause 2.8, which it refers to" in answer.lead and "the definition of “MI Failure”" in answer.lead
 
 
-def test_the_top_clauses_speak_in_the_retrievers_order_with_the_exceptions_they_cite(answerer, doc):
-    answer = answerer.ask("What is the liability cap of each party?", [doc(GCLOUD)])
+def test_the_top_clauses_speak_in_the_retrievers_order_with_the_exceptions_they_cite(ask, doc):
+    answer = ask("What is the liability cap of each party?", [doc(GCLOUD)])
     refs = [c.ref for c in answer.citations]
     assert refs[0] == "4.6.1" and "limited to 125 of the management charge" in normalise(answer.citations[0].quote)
     assert "4.6.3" in refs[:3]  # the carve-outs: death, fraud and the like are never limited
@@ -69,8 +70,8 @@ def test_the_top_clauses_speak_in_the_retrievers_order_with_the_exceptions_they_
     assert normalise(cited.quote).endswith("will be unlimited") and "clause 4.6.2, which it refers to" in answer.lead
 
 
-def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_it(answerer, doc):
-    answer = answerer.ask("When does this agreement become effective?", [doc(HIGHWAYS_NDA)])
+def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_it(ask, doc):
+    answer = ask("When does this agreement become effective?", [doc(HIGHWAYS_NDA)])
     assert not answer.abstained
     assert (answer.citations[0].ref, answer.citations[0].page) == ("Preamble", 1)
     assert "this agreement is made on date between" in normalise(answer.citations[0].quote)
@@ -78,16 +79,16 @@ def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_
     assert counterparts.page == 7 and "shall not be effective until each party has executed" in normalise(counterparts.quote)
 
 
-def test_a_question_the_contract_does_not_answer_is_an_abstention(answerer, doc):
-    answer = answerer.ask("Is there a most favored nation pricing clause?", [doc(MUTUAL_NDA)])
+def test_a_question_the_contract_does_not_answer_is_an_abstention(ask, doc):
+    answer = ask("Is there a most favored nation pricing clause?", [doc(MUTUAL_NDA)])
     assert answer.abstained and not answer.citations and not answer.claims
     assert answer.lead.startswith("Not found: the selected contract does not appear to answer this.")
     assert "“favored”" in answer.lead and "in no clause in scope" in answer.lead
     assert len(answer.closest) == 3 and all(c.file_name == MUTUAL_NDA.name for c in answer.closest)
 
 
-def test_the_query_engine_returns_the_answer_with_its_quotes_as_source_nodes(answerer, doc):
-    engine = ClausegraphQueryEngine(answerer=answerer, doc_ids=[doc(MUTUAL_NDA)])
+def test_the_query_engine_returns_the_answer_with_its_quotes_as_source_nodes(sample_library, doc):
+    engine = ClausegraphQueryEngine(engine=sample_library.engine, doc_ids=[doc(MUTUAL_NDA)])
     response = engine.query(LAW_QUESTION)
     answer = response.metadata["answer"]
     assert response.response == answer.text() and "English law" in response.response
@@ -106,7 +107,7 @@ def test_a_good_model_answer_streams_and_keeps_its_verbatim_quotes(sample_librar
     streamed: list[str] = []
     with FakeOllama(replies=answers(good)) as fake:
         with_model(fake.url)
-        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)], on_text=streamed.append)
+        answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)], on_text=streamed.append).answer
         request = next(c for c in fake.chats() if (c.get("format") or {}).get("title") == "DraftAnswer")
     assert (answer.backend, answer.model, answer.abstained) == (BackendKind.OLLAMA, "tiny:latest", False)
     assert [c.text for c in answer.claims] == ["English law governs the agreement."]
@@ -124,7 +125,7 @@ def test_a_claim_resting_on_an_invented_quote_is_dropped_whole_and_the_true_clai
     ]}
     with FakeOllama(replies=answers(draft)) as fake:
         with_model(fake.url)
-        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+        answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)]).answer
     assert [c.text for c in answer.claims] == ["English law governs the agreement."]
     assert [c.ref for c in answer.citations] == ["8.1"] and answer.claims[0].citations == [1]
     assert all("unlimited" not in c.quote for c in answer.citations)
@@ -137,7 +138,7 @@ def test_when_every_quote_fails_the_model_is_asked_once_more_naming_the_failed_q
     good = {"verdict": "answered", "claims": [claim("English law governs.", (2, LAW_QUOTE))]}
     with FakeOllama(replies=answers(bad, good)) as fake:
         with_model(fake.url)
-        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+        answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)]).answer
         drafts = [c for c in fake.chats() if (c.get("format") or {}).get("title") == "DraftAnswer"]
     assert len(drafts) == 2
     assert "governed by the laws of Narnia" in drafts[1]["messages"][0]["content"]
@@ -149,7 +150,7 @@ def test_two_failed_drafts_fall_back_to_the_extractive_answer(sample_library, wi
     bad = {"verdict": "answered", "claims": [claim("Narnia.", (1, "governed by the laws of Narnia"))]}
     with FakeOllama(replies=answers(bad, bad)) as fake:
         with_model(fake.url)
-        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+        answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)]).answer
     assert answer.backend is BackendKind.EXTRACTIVE and answer.citations[0].ref == "8.1"
     assert any("no quote survived" in n for n in answer.notes)
 
@@ -158,7 +159,7 @@ def test_two_failed_drafts_fall_back_to_the_extractive_answer(sample_library, wi
 def test_malformed_model_output_falls_back_cleanly(sample_library, with_model, doc, reply):
     with FakeOllama(replies=answers(reply)) as fake:
         with_model(fake.url)
-        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+        answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)]).answer
     assert answer.backend is BackendKind.EXTRACTIVE and not answer.abstained and answer.citations[0].ref == "8.1"
     assert any("out of schema" in n for n in answer.notes)
 
@@ -166,7 +167,7 @@ def test_malformed_model_output_falls_back_cleanly(sample_library, with_model, d
 def test_the_model_saying_not_stated_is_an_abstention(sample_library, with_model, doc):
     with FakeOllama(replies=answers({"verdict": "not_stated", "claims": []})) as fake:
         with_model(fake.url)
-        answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+        answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)]).answer
     assert answer.abstained and answer.backend is BackendKind.OLLAMA and answer.closest[0].ref.startswith("8")
 
 
@@ -174,6 +175,6 @@ def test_an_unreachable_model_gives_the_extractive_answer_with_a_note(sample_lib
     with FakeOllama() as fake:
         url = fake.url
     with_model(url, timeout=2)
-    answer = Answerer(sample_library).ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)])
+    answer = sample_library.ask(LAW_QUESTION, [doc(HIGHWAYS_NDA)]).answer
     assert answer.backend is BackendKind.EXTRACTIVE and answer.citations[0].ref == "8.1"
     assert any("could not be reached" in n for n in answer.notes)

@@ -113,7 +113,7 @@ def test_two_ingest_processes_and_a_reader_share_one_store(tmp_path, sample_libr
     assert sorted(d.file_name for d in reader.documents()) == sorted([HIGHWAYS_NDA.name, MUTUAL_NDA.name])
     for path in (HIGHWAYS_NDA, MUTUAL_NDA):
         assert rows_of(reader.store, reader.find(path.name).doc_id) == clean_rows[path.name], path.name
-    answer = reader.ask(LAW_QUESTION, [reader.find(HIGHWAYS_NDA.name).doc_id])
+    answer = reader.ask(LAW_QUESTION, [reader.find(HIGHWAYS_NDA.name).doc_id]).answer
     assert (answer.citations[0].file_name, answer.citations[0].ref) == (HIGHWAYS_NDA.name, "8.1")
 
 

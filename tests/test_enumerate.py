@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine.answer.enumeration import field_query
+from engine.query.field_query import field_query
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 from tests.test_cli import engine
 
@@ -29,7 +29,7 @@ def test_enumeration_questions_become_field_filters():
 
 
 def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
-    listing = sample_library.enumerate("Which contracts are governed by English law?")
+    listing = sample_library.ask("Which contracts are governed by English law?").enumeration
     assert listing.searched == 3
     assert {(d.file, d.value) for d in listing.documents} == {
         (MUTUAL_NDA.name, "England"), (HIGHWAYS_NDA.name, "England"), (GCLOUD.name, "England and Wales"),
@@ -38,24 +38,24 @@ def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
     assert (law[HIGHWAYS_NDA.name].ref, law[HIGHWAYS_NDA.name].page) == ("8.1", 7)
     assert law[GCLOUD.name].rects  # highlightable like any citation
 
-    insured = sample_library.enumerate("Which contracts have an insurance clause?")
+    insured = sample_library.ask("Which contracts have an insurance clause?").enumeration
     assert [(d.file, d.citation.ref) for d in insured.documents] == [(GCLOUD.name, "8.32")]
 
-    framework = sample_library.enumerate("Which framework agreements are governed by English law?")
+    framework = sample_library.ask("Which framework agreements are governed by English law?").enumeration
     assert [d.file for d in framework.documents] == [GCLOUD.name] and framework.searched == 3
 
 
 def test_a_value_no_contract_has_is_reported_not_guessed(sample_library):
-    listing = sample_library.enumerate("Which contracts are governed by Texas law?")
+    listing = sample_library.ask("Which contracts are governed by Texas law?").enumeration
     assert listing.documents == []
     assert listing.notes == ["no contract in scope is governed by Texas law; the laws found are: England, England and Wales"]
-    unknown = sample_library.enumerate("Which contracts are governed by Utopian law?")
+    unknown = sample_library.ask("Which contracts are governed by Utopian law?").enumeration
     assert unknown.documents == [] and unknown.notes[0].startswith("Utopian law: no contract's governing law is known")
 
 
 def test_contracts_without_an_end_date_are_counted_not_silently_dropped(sample_library):
     ending = {f.doc_id: f.expiration.value if f.expiration else None for f in sample_library.contract_fields()}
-    listing = sample_library.enumerate("Which contracts expire after 2000?")
+    listing = sample_library.ask("Which contracts expire after 2000?").enumeration
     dated = [doc_id for doc_id, value in ending.items() if value and value.count("/") == 2]
     assert sorted(d.doc_id for d in listing.documents) == sorted(dated)
     undated = len(ending) - len(dated)

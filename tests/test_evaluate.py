@@ -6,8 +6,8 @@ import json
 
 from engine.cli import main
 from engine.eval.scores import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found
-from engine.settings import SAMPLES_DIR
-from tests.conftest import MUTUAL_NDA
+from engine.settings import SAMPLES_DIR, Settings
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 GOVERNED = "This Agreement is governed by, and is to be construed in accordance with, English law."
 
@@ -64,7 +64,8 @@ def test_eval_writes_format_lines_and_prints_the_scores(tmp_path, capsys):
     assert code == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["id"] for line in lines] == ["q1", "q2"]
-    assert set(lines[0]) == {"id", "abstained", "answer", "context", "citations", "seconds"}
+    assert set(lines[0]) == {"id", "abstained", "answer", "context", "citations", "seconds", "preset", "settings_hash"}
+    assert {(line["preset"], line["settings_hash"]) for line in lines} == {("default", Settings().fingerprint())}
     first = lines[0]["context"][0]
     assert (first["doc"], first["page"]) == (MUTUAL_NDA.name, 2) and GOVERNED in " ".join(first["text"].split())
     assert "recall@4k" in printed and "complete@8k" in printed
@@ -88,3 +89,23 @@ def test_citations_of_pages_without_a_text_layer_are_counted_apart():
     pages = {1: "1. The cap is ten pounds.", 2: ""}  # page 2 is an image: OCR read it, its text layer is empty
     result = score(questions, {"a": Output(id="a", citations=cited)}, lambda doc, page: pages.get(page))
     assert (result.citation_validity, result.citations_without_text_layer) == (0.5, 1)
+
+
+def test_eval_answers_a_which_contracts_question_as_the_app_and_ask_do(tmp_path, capsys):
+    """The harness routes an enumeration question through the app's pipeline: the same
+    contracts as `engine ask --json`, one citation per listed contract."""
+    samples = sorted(p.name for p in SAMPLES_DIR.glob("*.pdf"))
+    question = "Which contracts are governed by English law?"
+    row = {"id": "law", "docs": samples, "question": question, "answerable": True, "hops": 1, "type": "clause", "evidence": []}
+    questions, out, store = tmp_path / "questions.jsonl", tmp_path / "out.jsonl", str(tmp_path / "store")
+    questions.write_text(json.dumps(row) + "\n")
+    assert main(["eval", "--db", store, "--questions", str(questions), "--out", str(out), "--data", str(SAMPLES_DIR)]) == 0
+    printed = capsys.readouterr().out
+    assert "1 question(s) answered as enumerations from the contract fields" in printed
+    line = json.loads(out.read_text())
+    assert main(["ask", "--db", store, "--json", question]) == 0
+    asked = json.loads(capsys.readouterr().out)
+    listed = sorted(d["file"] for d in asked["documents"])
+    assert listed == sorted([MUTUAL_NDA.name, HIGHWAYS_NDA.name, GCLOUD.name])  # all three samples: English law
+    assert sorted({c["doc"] for c in line["citations"]}) == listed == sorted(c["doc"] for c in asked["citations"])
+    assert line["abstained"] is False and len(line["citations"]) == len(listed)

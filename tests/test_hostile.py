@@ -93,7 +93,7 @@ def snapshot(library: Library) -> dict:
     and what a question about it finds."""
     document = library.find(HIGHWAYS_NDA.name)
     detail = library.detail(document.doc_id)
-    answer = library.ask("Which law governs this agreement?", [document.doc_id])
+    answer = library.ask("Which law governs this agreement?", [document.doc_id]).answer
     return {
         "document": document,
         "clauses": [(c.clause_id, c.ref, c.text) for c in detail.clauses],
@@ -147,7 +147,7 @@ def test_the_contract_already_in_the_library_is_untouched(service_batch):
     assert before["citations"][0][:2] == (HIGHWAYS_NDA.name, 7)  # clause 8.1: English law
     assert_no_partial_rows(library)
     assert sorted(d.file_name for d in library.documents()) == sorted([HIGHWAYS_NDA.name, *INGESTED])
-    answer = library.ask("Which law governs this agreement?")  # across the whole library, hostile files included
+    answer = library.ask("Which law governs this agreement?").answer  # across the whole library, hostile files included
     assert {(c.file_name, c.page) for c in answer.citations} >= {(MUTUAL_NDA.name, 2), (HIGHWAYS_NDA.name, 7)}
 
 
@@ -173,7 +173,7 @@ def test_the_giant_line_is_stored_whole_and_searchable(service_batch):
 
 
 def test_limits_are_settings_and_the_message_names_them(corpus, tmp_path):
-    library = Library(settings=Settings(store_dir=tmp_path / "store", max_pages=1000, max_upload_mb=1))
+    library = Library(settings=Settings(store_dir=tmp_path / "store", limits={"max_pages": 1000, "max_upload_mb": 1}))
     oversized = tmp_path / "scan-of-the-archive.pdf"
     with oversized.open("wb") as file:  # 3 MB on paper, nothing on disk: the size is checked before reading
         file.write(b"%PDF-1.7\n")
@@ -186,7 +186,7 @@ def test_limits_are_settings_and_the_message_names_them(corpus, tmp_path):
     upload = library.ingest_upload("upload.pdf", bytes(2 * 1024 * 1024))
     assert upload.message == "the file is 2.0 MB, more than the limit of 1 MB (setting max_upload_mb)"
     assert library.documents() == []
-    assert Settings().max_pages >= BIG_BOOK_PAGES  # the defaults take the 1,500-page contract
+    assert Settings().limits.max_pages >= BIG_BOOK_PAGES  # the defaults take the 1,500-page contract
 
 
 def test_a_200000_character_line_is_read_and_windowed_whole(tmp_path):
@@ -268,4 +268,4 @@ def test_the_app_uploader_stops_files_at_the_engine_s_size_limit():
     """Streamlit refuses a larger upload before the engine sees it, so a limit raised in only one
     of the two places would not be the limit the user meets."""
     config = tomllib.loads((PROJECT_ROOT / ".streamlit" / "config.toml").read_text())
-    assert config["server"]["maxUploadSize"] == Settings().max_upload_mb == 200
+    assert config["server"]["maxUploadSize"] == Settings().limits.max_upload_mb

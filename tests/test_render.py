@@ -67,8 +67,8 @@ def test_a_page_outside_the_document_is_a_clear_error(sample_library):
 
 def test_the_conversation_exports_as_markdown_with_every_quote(sample_library):
     answers = [
-        sample_library.ask("Which law governs this agreement?", [sample_library.find(HIGHWAYS_NDA.name).doc_id]),
-        sample_library.ask("Must source code be deposited in escrow?", [sample_library.find(HIGHWAYS_NDA.name).doc_id]),
+        sample_library.ask("Which law governs this agreement?", [sample_library.find(HIGHWAYS_NDA.name).doc_id]).answer,
+        sample_library.ask("Must source code be deposited in escrow?", [sample_library.find(HIGHWAYS_NDA.name).doc_id]).answer,
     ]
     markdown = conversation_markdown(answers)
     assert markdown.startswith("# Clausegraph conversation\n\n## 1. Which law governs this agreement?\n")

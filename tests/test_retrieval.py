@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.query.retrieve import ClauseGraphRetriever
+from engine.query.retriever import ClauseGraphRetriever
 from models.clause import ClauseType
 from models.plan import Filters, Intent, PageRange
 from models.retrieval import Mode
@@ -101,7 +101,7 @@ def test_modes_differ_in_how_passages_were_found(sample_library, doc_ids):
 def test_the_llamaindex_retriever_returns_passages_as_nodes(sample_library, doc_ids):
     from engine.query.plan import make_plan
 
-    retriever = ClauseGraphRetriever(sample_library.retriever, make_plan, [doc_ids[MUTUAL_NDA.name]])
+    retriever = ClauseGraphRetriever(sample_library.retriever, make_plan, [doc_ids[MUTUAL_NDA.name]], sample_library.settings.retrieval)
     nodes = retriever.retrieve("Which law governs this agreement?")
     assert nodes[0].node.metadata["ref"] == "10"
     assert "English law" in nodes[0].node.get_content()

@@ -12,27 +12,35 @@ from engine.settings import store_path
 from models.document import Document
 
 
-def store_argument() -> str | None:
-    """`streamlit run app.py -- --db DIR` picks the store; else $CLAUSEGRAPH_DB or data/store."""
+def _argument(name: str) -> str | None:
     args = sys.argv[1:]
-    if "--db" in args and args.index("--db") + 1 < len(args):
-        return args[args.index("--db") + 1]
+    if name in args and args.index(name) + 1 < len(args):
+        return args[args.index(name) + 1]
     return None
 
 
+def store_argument() -> str | None:
+    """`streamlit run app.py -- --db DIR` picks the store; else $CLAUSEGRAPH_DB or data/store."""
+    return _argument("--db")
+
+
 @st.cache_resource(show_spinner="Opening the contract library…")
-def _library(store_dir: str) -> Library:
-    library = Library(store_dir)
+def _library(store_dir: str, preset: str | None) -> Library:
+    library = Library(store_dir, preset=preset)
     library.restore_llm()
     return library
 
 
 def library() -> Library:
-    """The shared Library; a store this version cannot open stops the page with what to do."""
+    """The shared Library (`-- --preset NAME` picks the settings preset); a store this version
+    cannot open stops the page with what to do."""
     try:
-        return _library(str(store_path(store_argument())))
+        return _library(str(store_path(store_argument())), _argument("--preset"))
     except ClausegraphError as error:
         st.error(f"The contract library cannot be opened: {error}", icon=":material/error:")
+        st.stop()
+    except ValueError as error:  # an unknown preset name
+        st.error(f"The settings cannot be loaded: {error}", icon=":material/error:")
         st.stop()
 
 

@@ -5,52 +5,31 @@ say what was asked. The features are cheap facts about the evidence (how much of
 question's rarer words the best sentence and the whole scope contain, how similar the top
 clause is, whether a clause of the question's type exists in scope at all). A logistic
 model over them, fitted on cuad_dev by `bench/calibrate_abstain.py`, turns them into a
-probability of support; below the threshold the answerer abstains.
+probability of support; below the threshold the answerer abstains. The model's weights and
+threshold are settings (`answer.abstain` of the preset), written by that script.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
-
-from pydantic import BaseModel
 
 from engine.answer.evidence import Evidence
 from engine.answer.question_words import contract_fact
+from engine.settings import AbstainSettings
 from engine.text.matching import stems
 
-CALIBRATION_FILE = Path(__file__).with_name("abstain_calibration.json")
 ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank
 
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
 )
-_TOP = 5
 
 
-class Calibration(BaseModel):
-    """A logistic model over FEATURES and the threshold chosen on the dev curve."""
-
-    weights: dict[str, float]
-    bias: float
-    threshold: float
-    fitted_on: str = ""
-
-    def support(self, features: dict[str, float]) -> float:
-        z = self.bias + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
-# Used until a calibration file exists: abstain unless the best sentence covers most of the question.
-UNCALIBRATED = Calibration(weights={"best_sentence": 6.0, "scope_coverage": 2.0}, bias=-5.0, threshold=0.5, fitted_on="defaults")
-
-
-def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
-    if path.is_file():
-        return Calibration.model_validate(json.loads(path.read_text()))
-    return UNCALIBRATED
+def support(calibration: AbstainSettings, features: dict[str, float]) -> float:
+    """The logistic model's probability that the evidence supports an answer."""
+    z = calibration.bias + sum(calibration.weights.get(name, 0.0) * value for name, value in features.items())
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def features(evidence: Evidence) -> dict[str, float]:
@@ -58,7 +37,7 @@ def features(evidence: Evidence) -> dict[str, float]:
     retrieval = evidence.retrieval
     words = evidence.words
     weights = words.weights
-    top = retrieval.passages[:_TOP]
+    top = retrieval.passages[: evidence.settings.abstain.top_passages]
     top_ids = {p.clause_id for p in top}
     sentences = [s for s in evidence.sentences if s.passage.clause_id in top_ids]
     top_clauses = [evidence.clause(p.doc_id, p.clause_id) for p in top]
@@ -88,9 +67,10 @@ def features(evidence: Evidence) -> dict[str, float]:
     }
 
 
-def decide(evidence: Evidence, calibration: Calibration) -> tuple[bool, float]:
-    """(abstain?, probability that the evidence supports an answer)."""
+def decide(evidence: Evidence) -> tuple[bool, float]:
+    """(abstain?, probability that the evidence supports an answer), by `evidence.settings.abstain`."""
     if not evidence.retrieval.passages:
         return True, 0.0
-    support = calibration.support(features(evidence))
-    return support < calibration.threshold, support
+    calibration = evidence.settings.abstain
+    probability = support(calibration, features(evidence))
+    return probability < calibration.threshold, probability

@@ -1,73 +1,56 @@
-"""planner -> retriever -> answerer: the one query engine the app, the CLI and the harness use.
+"""The answer to a retrieval: a local model's claims when one is configured and reachable,
+else the extractive answer; either way every quote passes the citation check.
 
-The answerer is a local model (Ollama or an OpenAI-compatible server) when one is
-configured and reachable, else the extractive answerer; either way every quote passes the
-citation check, and a model's claim is shown only if every quote it gives passes. The
-abstain decision runs first, on retrieval features calibrated on cuad_dev; a model may
-abstain too ("not_stated"). When no claim of a model's survives the check, it is asked once
-more with the failed quotes named; if that fails as well, or the model is
-unreachable or answers out of schema, the extractive answer stands in, with a note saying so.
+The abstain decision runs first, on retrieval features calibrated on cuad_dev; a model may
+abstain too ("not_stated"). A model's claim is shown only if every quote it gives passes.
+When no claim of a model's survives the check, it is asked once more with the failed quotes
+named; if that fails as well, or the model is unreachable or answers out of schema, the
+extractive answer stands in, with a note saying so.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
 
-from llama_index.core.base.response.schema import Response
-from llama_index.core.query_engine import CustomQueryEngine
-from llama_index.core.schema import NodeWithScore, TextNode
-
-from engine.answer.abstain import Calibration, decide, load_calibration
+from engine.answer.abstain import decide
 from engine.answer.citations import Citer
 from engine.answer.evidence import Evidence
 from engine.answer.extractive import Extract, extract, looked_for
 from engine.answer.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
+from engine.llm import Backend, LocalModel
+from engine.settings import Settings
 from engine.store.graphcache import DocGraph
-from engine.llm import Backend
 from models.answer import Answer, BackendKind, Closest, Trail, section_name
-from models.plan import Filters
-from models.retrieval import Mode, Passage, Retrieval
+from models.retrieval import Passage, Retrieval
 
 log = logging.getLogger(__name__)
 
-_CLOSEST = 3
-_EXCERPT_CHARS = 300
-
 
 class Answerer:
-    """Answers questions over a Library's contracts."""
+    """Answers a retrieval's question from its passages, citing through `citer`."""
 
-    def __init__(self, library, calibration: Calibration | None = None) -> None:
-        self.library = library
-        self.citer = Citer(library.store)
-        self.calibration = calibration or load_calibration()
+    def __init__(self, citer: Citer) -> None:
+        self.citer = citer
 
-    def ask(
+    def answer(
         self,
-        question: str,
-        doc_ids: list[str] | None = None,
-        filters: Filters | None = None,
-        mode: Mode = Mode.GRAPH,
+        retrieval: Retrieval,
+        graphs: list[DocGraph],
+        settings: Settings,
+        model: LocalModel | None = None,
         on_text: TextCallback | None = None,
     ) -> Answer:
-        started = time.perf_counter()
-        graphs = self.library.scope(doc_ids)
-        retrieval = self.library.search(question, doc_ids, mode, filters, graphs=graphs)
-        answer = self.answer(retrieval, graphs, on_text)
-        return answer.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
-
-    def answer(self, retrieval: Retrieval, graphs: list[DocGraph], on_text: TextCallback | None = None) -> Answer:
-        """The answer to a retrieval's question from its passages; `graphs`: the ones it searched."""
-        evidence = Evidence.gather(retrieval, graphs)
-        abstain, support = decide(evidence, self.calibration)
+        """The answer to a retrieval's question from its passages; `graphs`: the ones it searched;
+        `model`: the local model that writes the answer (None: the extractive answer);
+        `on_text` receives a model's draft as it streams."""
+        evidence = Evidence.gather(retrieval, graphs, settings.answer)
+        abstain, support = decide(evidence)
         if abstain:
             answer = self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, [])
-        elif self.library.llm is None:
+        elif model is None:
             answer = self._extractive(evidence, support, [])
         else:
-            answer = self._generative(evidence, support, on_text)
+            answer = self._generative(evidence, support, model, settings, on_text)
         return answer.model_copy(update={"trail": [_trail(p) for p in retrieval.passages]})
 
     # ------------------------------------------------------------ backends
@@ -81,16 +64,16 @@ class Answerer:
             abstained=False, lead=_lead(found, len(evidence.graphs) > 1), claims=found.claims, citations=found.citations,
         )
 
-    def _generative(self, evidence: Evidence, support: float, on_text: TextCallback | None) -> Answer:
-        spec, llm = self.library.llm_spec, self.library.llm
+    def _generative(self, evidence: Evidence, support: float, model: LocalModel, settings: Settings, on_text: TextCallback | None) -> Answer:
+        spec, llm = model.spec, model.llm
         kind = BackendKind.OLLAMA if spec.backend is Backend.OLLAMA else BackendKind.OPENAI
         question = evidence.retrieval.plan.question
-        passages = context_passages(evidence)
+        passages = context_passages(evidence, settings.llm)
         notes: list[str] = []
         failed: list[str] | None = None
         for attempt in (1, 2):
             try:
-                reply = draft(llm, spec, messages(question, passages, failed), on_text)
+                reply = draft(llm, spec, messages(question, passages, settings.llm, failed), on_text)
             except DraftError as error:
                 notes.append(f"{spec.model} answered out of schema: {error}; extractive answer instead")
                 return self._extractive(evidence, support, notes)
@@ -123,14 +106,14 @@ class Answerer:
     def _abstention(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str]) -> Answer:
         scope = "the selected contract does" if len(evidence.graphs) == 1 else "the selected contracts do"
         closest = []
-        for passage in _closest_passages(evidence.retrieval.passages):
+        for passage in _closest_passages(evidence.retrieval.passages, evidence.settings.closest):
             document = evidence.graphs[passage.doc_id].document
             best = evidence.best(passage)
             citation = self.citer.cite_span(best.clause, best.start, best.end) if best else None
             closest.append(
                 Closest(
                     doc_id=passage.doc_id, file_name=document.file_name, clause_id=passage.clause_id, ref=passage.ref,
-                    heading=passage.heading, page=passage.page, excerpt=_excerpt(passage.text),
+                    heading=passage.heading, page=passage.page, excerpt=_excerpt(passage.text, evidence.settings.excerpt_chars),
                     citation=citation.model_copy(update={"number": len(closest) + 1}) if citation else None,
                 )
             )
@@ -157,12 +140,12 @@ def _trail(passage: Passage) -> Trail:
     )
 
 
-def _closest_passages(passages: list[Passage]) -> list[Passage]:
+def _closest_passages(passages: list[Passage], count: int) -> list[Passage]:
     """The top clauses the search found itself, before what the graph walk added around them:
     three different places to look beat three sub-clauses of one."""
     anchors = [p for p in passages if p.why.kind != "graph"]
     followers = [p for p in passages if p.why.kind == "graph"]
-    return (anchors + followers)[:_CLOSEST]
+    return (anchors + followers)[:count]
 
 
 def _lead(found: Extract, name_files: bool) -> str:
@@ -182,26 +165,6 @@ def _lead(found: Extract, name_files: bool) -> str:
 
 
 
-def _excerpt(text: str) -> str:
+def _excerpt(text: str, chars: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _EXCERPT_CHARS else text[: text.rfind(" ", 0, _EXCERPT_CHARS)] + " …"
-
-
-class ClausegraphQueryEngine(CustomQueryEngine):
-    """The answerer as a LlamaIndex query engine: the Answer rides in the response metadata."""
-
-    answerer: Answerer
-    doc_ids: list[str] | None = None
-    filters: Filters | None = None
-    on_text: Callable[[str], None] | None = None
-
-    def custom_query(self, query_str: str) -> Response:
-        answer = self.answerer.ask(query_str, self.doc_ids, self.filters, on_text=self.on_text)
-        nodes = [
-            NodeWithScore(
-                node=TextNode(text=c.quote, metadata={"contract_id": c.doc_id, "clause_id": c.clause_id, "ref": c.ref, "page": c.page}),
-                score=1.0,
-            )
-            for c in answer.citations
-        ]
-        return Response(response=answer.text(), source_nodes=nodes, metadata={"answer": answer})
+    return text if len(text) <= chars else text[: text.rfind(" ", 0, chars)] + " …"

@@ -11,13 +11,11 @@ from functools import cached_property
 
 from engine.store.graphcache import DocGraph
 from engine.answer.question_words import QuestionWords
+from engine.settings import AnswerSettings
 from engine.text.matching import sentence_spans, stems
 from models.clause import Clause
 from models.retrieval import Passage, Retrieval
 
-_HEADING_SHARE = 0.25  # a sentence under a heading that names the topic gets part of the credit
-_RANK_SHARE = 0.35  # how much the retriever's own ranking counts next to word coverage
-_MIN_WORDS = 4
 
 
 @dataclass
@@ -40,12 +38,14 @@ class Evidence:
     retrieval: Retrieval
     graphs: dict[str, DocGraph]
     words: QuestionWords
+    settings: AnswerSettings  # the answer's settings: what read the evidence, and what answers from it
     sentences: list[Sentence] = field(default_factory=list)
 
     @classmethod
-    def gather(cls, retrieval: Retrieval, graphs: list[DocGraph]) -> Evidence:
+    def gather(cls, retrieval: Retrieval, graphs: list[DocGraph], answer_settings: AnswerSettings) -> Evidence:
+        settings = answer_settings.evidence
         by_doc = {g.doc_id: g for g in graphs}
-        evidence = cls(retrieval, by_doc, QuestionWords.of(retrieval.plan, graphs))
+        evidence = cls(retrieval, by_doc, QuestionWords.of(retrieval.plan, graphs, settings.expansion_weight), answer_settings)
         top = max((p.score for p in retrieval.passages), default=1.0) or 1.0
         for rank, passage in enumerate(retrieval.passages):
             clause = by_doc[passage.doc_id].by_id.get(passage.clause_id)
@@ -55,11 +55,11 @@ class Evidence:
             offset = passage.char_start - clause.char_start
             for start, end in sentence_spans(clause.text, offset, offset + len(passage.text)):
                 text = clause.text[start:end]
-                if len(text.split()) < _MIN_WORDS:
+                if len(text.split()) < settings.min_words:
                     continue
-                coverage = min(1.0, evidence.words.coverage(stems(text)) + _HEADING_SHARE * heading)
+                coverage = min(1.0, evidence.words.coverage(stems(text)) + settings.heading_share * heading)
                 prior = passage.score / top / (1 + 0.15 * rank)
-                score = (1 - _RANK_SHARE) * coverage + _RANK_SHARE * prior
+                score = (1 - settings.rank_share) * coverage + settings.rank_share * prior
                 evidence.sentences.append(Sentence(passage, rank, clause, start, end, coverage, score))
         return evidence
 

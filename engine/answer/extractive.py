@@ -17,14 +17,6 @@ from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
 from models.retrieval import Passage
 
-MAX_MAIN = 3  # clauses whose best sentence answers
-MAX_SUPPORT = 4  # definitions and referenced sections they need
-_COMPLEMENT_GAIN = 0.2  # share of the question's word weight a further sentence must add
-_COMPLEMENT_RANKS = 8  # passages it may come from
-_SUPPORT_DEPTH = 2  # a definition quoted inside a quoted definition is followed once more
-_MAX_QUOTE_CHARS = 700
-
-
 @dataclass
 class Extract:
     claims: list[Claim]
@@ -34,21 +26,23 @@ class Extract:
 
 
 def extract(evidence: Evidence, citer: Citer) -> Extract:
+    """The cited sentences; how many and how long: `evidence.settings.extractive`."""
+    settings = evidence.settings.extractive
     main = _main_sentences(evidence)
     result = Extract(claims=[], citations=[], main=[], support=[])
     fact = contract_fact(evidence.retrieval.plan.question)
     if fact is not None:
-        for clause, start, end in _front_page(evidence, fact):
+        for clause, start, end in _front_page(evidence, fact, settings.max_main, settings.max_quote_chars):
             citation = citer.cite_span(clause, start, end)
             if citation is not None:
                 _add(result, citation, f"{_where(citation)}:")
     for sentence in main:
-        citation = citer.cite_span(sentence.clause, sentence.start, _cap(sentence))
+        citation = citer.cite_span(sentence.clause, sentence.start, _cap(sentence, settings.max_quote_chars))
         if citation is not None:
             result.main.append(sentence)
             _add(result, citation, f"{_where(citation)}:")
     for passage, relation, start, end in _supporting(evidence, result.main):
-        if len(result.support) >= MAX_SUPPORT:
+        if len(result.support) >= settings.max_support:
             break
         clause = evidence.clause(passage.doc_id, passage.clause_id)
         citation = citer.cite_span(clause, start, end) if clause else None
@@ -71,11 +65,11 @@ def _where(citation: Citation) -> str:
     return f"{section_name(citation.ref)}{heading}, page {citation.page}"
 
 
-def _cap(sentence: Sentence) -> int:
+def _cap(sentence: Sentence, max_chars: int) -> int:
     """End of the quote: a run-on "sentence" (a whole list, a table) is cut at a word."""
-    if sentence.end - sentence.start <= _MAX_QUOTE_CHARS:
+    if sentence.end - sentence.start <= max_chars:
         return sentence.end
-    cut = sentence.clause.text.rfind(" ", sentence.start, sentence.start + _MAX_QUOTE_CHARS)
+    cut = sentence.clause.text.rfind(" ", sentence.start, sentence.start + max_chars)
     return cut if cut > sentence.start else sentence.end
 
 
@@ -94,22 +88,23 @@ def _main_sentences(evidence: Evidence) -> list[Sentence]:
         if held is None or sentence.score > held.score:
             best[sentence.passage.clause_id] = sentence
     ordered = sorted(best.values(), key=lambda s: s.rank)
-    chosen = (ordered[:1] + [s for s in ordered[1:] if s.coverage > 0])[:MAX_MAIN]
+    chosen = (ordered[:1] + [s for s in ordered[1:] if s.coverage > 0])[: evidence.settings.extractive.max_main]
     complement = _complement(evidence, chosen, candidates)
     return chosen + ([complement] if complement is not None else [])
 
 
 def _complement(evidence: Evidence, chosen: list[Sentence], candidates: list[Sentence]) -> Sentence | None:
     """The sentence adding most of the question's words the chosen ones lack, when it adds enough."""
+    settings = evidence.settings.extractive
     covered = set().union(*(stems(s.text) for s in chosen))
     base = evidence.words.coverage(covered)
     gains = [
         (evidence.words.coverage(covered | stems(s.text)) - base, s)
         for s in candidates
-        if s.rank < _COMPLEMENT_RANKS and s not in chosen
+        if s.rank < settings.complement_ranks and s not in chosen
     ]
     gain, sentence = max(gains, key=lambda g: (g[0], g[1].score), default=(0.0, None))
-    return sentence if gain >= _COMPLEMENT_GAIN else None
+    return sentence if gain >= settings.complement_gain else None
 
 
 _DATE = re.compile(r"\b(?:19|20)\d\d\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b", re.I)
@@ -117,18 +112,19 @@ _EFFECTIVE = re.compile(r"\beffective\b", re.I)
 _BETWEEN = re.compile(r"\b(?:between|among|by and between)\b", re.I)
 
 
-def _front_page(evidence: Evidence, fact: str):
-    """Where a contract states its title, parties or date: its first page's opening clauses."""
-    for graph in list(evidence.graphs.values())[:MAX_MAIN]:
+def _front_page(evidence: Evidence, fact: str, contracts: int, max_chars: int):
+    """Where a contract states its title, parties or date: its first page's opening clauses
+    (of the first `contracts` in scope)."""
+    for graph in list(evidence.graphs.values())[:contracts]:
         opening = sorted((c for c in graph.clauses if c.page_start == 1), key=lambda c: c.order)[:3]
         for clause in opening:
-            span = _front_span(clause.text, fact)
+            span = _front_span(clause.text, fact, max_chars)
             if span is not None:
                 yield clause, *span
                 break
 
 
-def _front_span(text: str, fact: str) -> tuple[int, int] | None:
+def _front_span(text: str, fact: str, max_chars: int) -> tuple[int, int] | None:
     if fact == "title":  # the first line, and the next one too if the first is a word or two
         lines = [line for line in text.splitlines() if line.strip()][:2]
         end = text.find(lines[0]) + len(lines[0]) if lines else 0
@@ -140,7 +136,7 @@ def _front_span(text: str, fact: str) -> tuple[int, int] | None:
     for pattern in wanted:
         for start, end in spans:
             if pattern.search(text, start, end):
-                return start, min(end, start + _MAX_QUOTE_CHARS)
+                return start, min(end, start + max_chars)
     return None
 
 
@@ -162,7 +158,7 @@ def _supporting(evidence: Evidence, main: list[Sentence]):
     named: list[tuple[Passage, str, int, int]] = []
     unnamed: list[tuple[float, Passage, str, int, int]] = []
     frontier = [_Quoted(s.passage.doc_id, s.clause.ref, s.text) for s in main]
-    for depth in range(_SUPPORT_DEPTH):
+    for depth in range(evidence.settings.extractive.support_depth):
         reached: list[_Quoted] = []
         for quoted in frontier:
             for passage, relation, start, end in _followers(evidence, quoted):
@@ -213,17 +209,18 @@ def _followers(evidence: Evidence, quoted: _Quoted):
 def _definition_span(evidence: Evidence, passage: Passage, text: str) -> tuple[int, int] | None:
     """The definition of the edge's term, or the sentence of the retrieved piece that matches
     the question better (a long definition's list item that names what was asked)."""
-    span = _definition_sentence(text, passage.why.label)
+    max_chars = evidence.settings.extractive.max_quote_chars
+    span = _definition_sentence(text, passage.why.label, max_chars)
     best = evidence.best(passage)
     if span is None or best is None:
         return span
     if best.coverage > evidence.words.coverage(stems(text[span[0] : span[1]])):
-        return best.start, _cap(best)
+        return best.start, _cap(best, max_chars)
     return span
 
 
 
-def _definition_sentence(text: str, term: str) -> tuple[int, int] | None:
+def _definition_sentence(text: str, term: str, max_chars: int) -> tuple[int, int] | None:
     """The sentence that defines `term`: the one quoting it, else the first that uses it."""
     spans = [(a, b) for a, b in sentence_spans(text) if len(text[a:b].split()) >= 4]
     lowered = term.lower()
@@ -233,14 +230,14 @@ def _definition_sentence(text: str, term: str) -> tuple[int, int] | None:
     if chosen is None:
         return None
     start, end = chosen
-    return start, min(end, start + _MAX_QUOTE_CHARS)
+    return start, min(end, start + max_chars)
 
 
 
 def _best_sentence(evidence: Evidence, passage: Passage) -> tuple[int, int] | None:
     sentence = evidence.best(passage)
     if sentence is not None:
-        return sentence.start, _cap(sentence)
+        return sentence.start, _cap(sentence, evidence.settings.extractive.max_quote_chars)
     clause = evidence.clause(passage.doc_id, passage.clause_id)
     spans = sentence_spans(clause.text) if clause else []
     return spans[0] if spans else None

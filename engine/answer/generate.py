@@ -22,13 +22,12 @@ from pydantic import ValidationError
 from engine.answer.citations import Citer
 from engine.answer.evidence import Evidence
 from engine.llm import Backend, LLMSpec
+from engine.settings import LLMSettings
 from models.answer import Citation, Claim, DraftAnswer
 from models.retrieval import Passage
 
 TextCallback = Callable[[str], None]
 
-MAX_PASSAGES = 8
-MAX_PASSAGE_CHARS = 1800
 _FENCE = re.compile(r"<\s*/?\s*contract\s*>", re.IGNORECASE)
 
 _SYSTEM = (
@@ -60,16 +59,16 @@ class Checked:
     dropped: int = 0  # claims left out: a quote failed, or none was given
 
 
-def context_passages(evidence: Evidence) -> list[Passage]:
-    return evidence.retrieval.passages[:MAX_PASSAGES]
+def context_passages(evidence: Evidence, settings: LLMSettings) -> list[Passage]:
+    return evidence.retrieval.passages[: settings.max_passages]
 
 
-def messages(question: str, passages: list[Passage], failed: list[str] | None = None) -> list[ChatMessage]:
+def messages(question: str, passages: list[Passage], settings: LLMSettings, failed: list[str] | None = None) -> list[ChatMessage]:
     """The system rules, then the passages fenced as contract text, then the question."""
     blocks = []
     for number, passage in enumerate(passages, start=1):
         heading = f" {passage.heading}" if passage.heading else ""
-        blocks.append(f"[P{number}] Section {passage.ref}{heading} (page {passage.page})\n{_unfenced(passage.text[:MAX_PASSAGE_CHARS])}")
+        blocks.append(f"[P{number}] Section {passage.ref}{heading} (page {passage.page})\n{_unfenced(passage.text[: settings.max_passage_chars])}")
     system = _SYSTEM + ("\n" + _STRICTER.format(failed="; ".join(f"“{q}”" for q in failed)) if failed else "")
     user = "Passages:\n<contract>\n" + "\n\n".join(blocks) + f"\n</contract>\n\nQuestion: {question}\nJSON answer:"
     return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]

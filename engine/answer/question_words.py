@@ -17,8 +17,6 @@ from engine.store.graphcache import DocGraph
 from engine.text.matching import WORD, stem
 from models.plan import QueryPlan
 
-EXPANSION_WEIGHT = 0.5
-
 
 # Every contract states its title, its parties and its date, on its first page.
 _CONTRACT_FACT = re.compile(
@@ -44,11 +42,12 @@ class QuestionWords:
     weights: dict[str, float]
 
     @classmethod
-    def of(cls, plan: QueryPlan, graphs: Iterable[DocGraph]) -> QuestionWords:
+    def of(cls, plan: QueryPlan, graphs: Iterable[DocGraph], expansion_weight: float) -> QuestionWords:
+        """`expansion_weight`: what a contract synonym counts for beside the question's own word."""
         frequency = _document_frequency(graphs)
         total = max(1, frequency.get("", 1))
         weights: dict[str, float] = {}
-        for words, factor in ((plan.keywords, 1.0), (plan.expansions, EXPANSION_WEIGHT)):
+        for words, factor in ((plan.keywords, 1.0), (plan.expansions, expansion_weight)):
             for phrase in words:
                 for word in WORD.findall(phrase):
                     key = stem(word)

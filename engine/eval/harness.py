@@ -16,9 +16,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from engine.answer.citations import printed_pages
+from engine.eval.output import to_output
 from engine.eval.scores import (
-    Citation,
-    ContextPassage,
     Output,
     Question,
     Scores,
@@ -29,12 +28,11 @@ from engine.eval.scores import (
     score,
     snippet_found,
 )
-from engine.store.graphcache import DocGraph
 from engine.llm import parse_llm
 from engine.service import Library
-from engine.settings import PROJECT_ROOT
+from engine.settings import PROJECT_ROOT, Settings
+from engine.store.graphcache import DocGraph
 from engine.text.normalise import normalise
-from models.answer import Answer
 from models.retrieval import Mode, Retrieval
 
 DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -113,9 +111,12 @@ def run(
     mapping: dict[str, str],
     mode: Mode,
     out: Path | None = None,
-    answer: Callable[[Question, Retrieval, list[DocGraph]], Output] | None = None,
+    answer: bool = False,
+    settings: Settings | None = None,
 ) -> tuple[dict[str, Output], dict[str, Retrieval]]:
-    """Retrieve (and answer, when an answerer is given) every question."""
+    """Every question through the app's own pipeline (`QueryEngine.run`): retrieval, and the
+    answer when `answer` is set; an enumeration question is answered from the contract fields,
+    as the app answers it. Returns the output lines and the retrievals (none for enumerations)."""
     outputs: dict[str, Output] = {}
     retrievals: dict[str, Retrieval] = {}
     reverse = {doc_id: doc for doc, doc_id in mapping.items()}
@@ -127,54 +128,18 @@ def run(
         for question in questions:
             started = time.perf_counter()
             doc_ids = [mapping[d] for d in question.docs]
-            graphs = library.scope(doc_ids)
-            retrieval = library.search(question.question, doc_ids, mode, graphs=graphs)
-            output = Output(
-                id=question.id,
-                context=[ContextPassage(doc=reverse[p.doc_id], page=p.page, text=p.text) for p in retrieval.passages],
-            )
-            if answer is not None:
-                output = answer(question, retrieval, graphs)
+            result = library.engine.run(question.question, doc_ids, settings=settings, mode=mode, answer=answer)
+            output = to_output(question.id, result, reverse.__getitem__)
             output.seconds = round(time.perf_counter() - started, 4)
             outputs[question.id] = output
-            retrievals[question.id] = retrieval
+            if result.retrieval is not None:
+                retrievals[question.id] = result.retrieval
             if handle:
                 handle.write(output.model_dump_json() + "\n")
     finally:
         if handle:
             handle.close()
     return outputs, retrievals
-
-
-def to_output(question_id: str, answer: Answer, retrieval: Retrieval, doc_name: Callable[[str], str]) -> Output:
-    """An answer as one FORMAT.md output line; `doc_name` maps a doc_id to its path or file name."""
-    return Output(
-        id=question_id,
-        abstained=answer.abstained,
-        answer=None if answer.abstained else answer.text(),
-        context=[ContextPassage(doc=doc_name(p.doc_id), page=p.page, text=p.text) for p in retrieval.passages],
-        # one line per page: a quote across a page break is printed on each page in part; an
-        # abstention cites the closest clauses it shows, for the reader to check
-        citations=[Citation(doc=doc_name(c.doc_id), page=part.page, quote=part.text) for c in _cited(answer) for part in c.parts],
-        seconds=answer.seconds,
-    )
-
-
-def _cited(answer: Answer) -> list:
-    if answer.abstained:
-        return [c.citation for c in answer.closest if c.citation is not None]
-    return answer.citations
-
-
-def answer_with(library: Library, mapping: dict[str, str]) -> Callable[[Question, Retrieval, list[DocGraph]], Output]:
-    """The harness's answer hook: the app's answerer over the retrieved passages."""
-    answerer = library.answerer
-    reverse = {doc_id: doc for doc, doc_id in mapping.items()}
-
-    def answer(question: Question, retrieval: Retrieval, graphs: list[DocGraph]) -> Output:
-        return to_output(question.id, answerer.answer(retrieval, graphs), retrieval, reverse.__getitem__)
-
-    return answer
 
 
 def report(library: Library, questions: list[Question], outputs: dict[str, Output], retrievals: dict[str, Retrieval], mapping: dict[str, str], mode: Mode) -> EvalReport:
@@ -240,8 +205,11 @@ def main(args, library: Library) -> int:
     mapping = ensure_documents(library, questions, data_dir)
     mode = Mode(args.mode)
     library.use_llm(parse_llm(args.llm))
-    answerer = None if args.no_answer else answer_with(library, mapping)
-    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answerer)
+    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answer=not args.no_answer)
     result = report(library, questions, outputs, retrievals, mapping, mode)
+    print(f"settings: preset {library.settings.preset}, hash {library.settings.fingerprint()}")
+    enumerations = len(outputs) - len(retrievals)
+    if enumerations:
+        print(f"{enumerations} question(s) answered as enumerations from the contract fields, as the app answers them")
     print(result.render(Path(args.questions).name))
     return 0

@@ -66,6 +66,8 @@ class Output(BaseModel):
     context: list[ContextPassage] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     seconds: float = 0.0
+    preset: str | None = Field(default=None, description="the settings preset that produced this line")
+    settings_hash: str | None = Field(default=None, description="Settings.fingerprint() of the exact values")
 
 
 def _grams(words: list[str], n: int = 5) -> list[str]:

@@ -27,22 +27,22 @@ _PROMPT = PromptTemplate(
     "Answer with JSON only. Leave a list empty when unsure.\n\n"
     "Question: {question}\n"
 )
-_TERMS_SHOWN = 80
 
 
-def propose(llm, question: str, graphs: list[DocGraph]) -> ProposedFilters:
+def propose(llm, question: str, graphs: list[DocGraph], terms_shown: int) -> ProposedFilters:
     """Ask the model; raises whatever the backend raises when it cannot answer."""
     types = sorted({c.clause_type.value for g in graphs for c in g.clauses} - {ClauseType.OTHER.value})
-    terms = sorted({t for g in graphs for t in g.definitions}, key=lambda t: (-len(t), t))[:_TERMS_SHOWN]
+    terms = sorted({t for g in graphs for t in g.definitions}, key=lambda t: (-len(t), t))[:terms_shown]
     return llm.structured_predict(
         ProposedFilters, _PROMPT, question=question, clause_types=", ".join(types), terms="; ".join(sorted(terms)) or "(none)"
     )
 
 
-def refine(plan: QueryPlan, llm, graphs: list[DocGraph]) -> QueryPlan:
-    """The rules' plan with the model's checked proposals added (soft: they never exclude)."""
+def refine(plan: QueryPlan, llm, graphs: list[DocGraph], terms_shown: int) -> QueryPlan:
+    """The rules' plan with the model's checked proposals added (soft: they never exclude);
+    the model is shown the `terms_shown` longest defined terms in scope."""
     try:
-        proposal = propose(llm, plan.question, graphs)
+        proposal = propose(llm, plan.question, graphs, terms_shown)
     except (ValidationError, ValueError) as error:
         log.warning("model planner answered out of schema: %s", error)
         return plan.model_copy(update={"notes": plan.notes + ["the model's plan was not valid JSON; rules only"]})

@@ -16,7 +16,6 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from engine.answer.answerer import Answerer
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
 from tests.conftest import HIGHWAYS_NDA
@@ -59,8 +58,7 @@ def test_every_citation_that_survives_is_verbatim(sample_library, server_url):
     doc_id = sample_library.find(HIGHWAYS_NDA.name).doc_id
     sample_library.use_llm(LLMSpec(backend=Backend.OPENAI, model="smollm2", url=server_url, timeout=300))
     try:
-        answerer = Answerer(sample_library)
-        answers = [answerer.ask(question, [doc_id]) for question in QUESTIONS]
+        answers = [sample_library.ask(question, [doc_id]).answer for question in QUESTIONS]
     finally:
         sample_library.use_llm(LLMSpec())
     clauses = {c.clause_id: c for c in sample_library.store.clauses(doc_id)}

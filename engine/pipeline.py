@@ -1,0 +1,114 @@
+"""The one path of a question: scope -> plan -> retrieve -> answer, or, for a question over
+every contract, scope -> field filter -> enumeration.
+
+The app, `engine ask` and `engine eval` all call `QueryEngine.run`, so what is measured is
+what users get: a "which contracts..." question is answered from the contract fields
+everywhere, never by top-k retrieval in one place and by enumeration in another.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from llama_index.core.base.response.schema import Response
+from llama_index.core.query_engine import CustomQueryEngine
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from engine.answer.answerer import Answerer
+from engine.answer.enumeration import enumerate_contracts
+from engine.answer.generate import TextCallback
+from engine.fields.presence import presence_model
+from engine.fields.stored import StoredFields
+from engine.llm import LocalModel
+from engine.query.field_query import field_query
+from engine.query.plan import make_plan
+from engine.query.plan_llm import refine
+from engine.query.retriever import Retriever
+from engine.settings import Settings
+from engine.store.clause_store import ClauseStore
+from engine.store.graphcache import DocGraph
+from models.clause import Clause
+from models.plan import Filters, QueryPlan
+from models.result import QueryResult
+from models.retrieval import Mode
+
+
+class QueryEngine:
+    """Answers questions over one store's contracts."""
+
+    def __init__(self, store: ClauseStore, retriever: Retriever, answerer: Answerer, fields: StoredFields, settings: Settings) -> None:
+        self.store = store
+        self.retriever = retriever
+        self.answerer = answerer
+        self.fields = fields
+        self.settings = settings
+        self.model: LocalModel | None = None  # plans and writes answers when set; else rules and extractive answers
+
+    def run(
+        self,
+        question: str,
+        scope: list[str] | None = None,
+        filters: Filters | None = None,
+        settings: Settings | None = None,
+        mode: Mode = Mode.GRAPH,
+        budget: int | None = None,
+        answer: bool = True,
+        on_text: TextCallback | None = None,
+    ) -> QueryResult:
+        """One question over the contracts in `scope` (doc ids; all when None), within the hard
+        `filters`, with `settings` (the engine's own when None). `answer=False` stops after
+        retrieval; `on_text` receives a model's draft as it streams."""
+        started = time.perf_counter()
+        settings = settings or self.settings
+        stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
+        names = {d.doc_id: d.file_name for d in self.store.documents()}
+        doc_ids = scope if scope else list(names)
+        query = field_query(question, presence_model().categories)
+        if query is not None:
+            listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause)
+            return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
+        graphs = self.retriever.graphs(doc_ids)
+        plan = self.plan(question, graphs, filters, settings)
+        retrieval = self.retriever.retrieve(plan, settings.retrieval, mode, budget, graphs)
+        result = QueryResult(**stamp, plan=plan, retrieval=retrieval)
+        if answer:
+            drafted = self.answerer.answer(retrieval, graphs, settings, self.model, on_text)
+            result.answer = drafted.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
+        result.seconds = round(time.perf_counter() - started, 3)
+        return result
+
+    def plan(self, question: str, graphs: list[DocGraph], filters: Filters | None, settings: Settings | None = None) -> QueryPlan:
+        """The rules' plan, with a local model's checked proposals when one is set."""
+        plan = make_plan(question, graphs, filters)
+        if self.model is None:
+            return plan
+        return refine(plan, self.model.llm, graphs, (settings or self.settings).llm.plan_terms_shown)
+
+    def _clause(self, clause_id: str) -> Clause | None:
+        doc_id = clause_id.split(":", 1)[0]
+        graphs = self.retriever.graphs([doc_id])
+        return graphs[0].by_id.get(clause_id) if graphs else None
+
+
+class ClausegraphQueryEngine(CustomQueryEngine):
+    """The pipeline as a LlamaIndex query engine: the Answer rides in the response metadata."""
+
+    engine: QueryEngine
+    doc_ids: list[str] | None = None
+    filters: Filters | None = None
+    on_text: Callable[[str], None] | None = None
+
+    def custom_query(self, query_str: str) -> Response:
+        result = self.engine.run(query_str, self.doc_ids, self.filters, on_text=self.on_text)
+        answer = result.answer
+        citations = answer.citations if answer is not None else result.enumeration.citations
+        nodes = [
+            NodeWithScore(
+                node=TextNode(text=c.quote, metadata={"contract_id": c.doc_id, "clause_id": c.clause_id, "ref": c.ref, "page": c.page}),
+                score=1.0,
+            )
+            for c in citations
+        ]
+        text = answer.text() if answer is not None else result.enumeration.headline()
+        return Response(response=text, source_nodes=nodes, metadata={"answer": answer, "result": result})

@@ -1,0 +1,83 @@
+"""Whether a question asks over every contract ("which contracts...", "how many..."), and the
+filter over the contract fields it asks for. Decided from the question alone, before any
+search, so an ordinary question reads no fields.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.fields.jurisdiction import jurisdiction_in
+from models.enumeration import FieldQuery
+
+_ENUMERATION = re.compile(
+    r"^\s*(?:which|what)\s+(?:of\s+the\s+)?(?:\w+\s+){0,3}(?:contracts|agreements|documents)\b|\b(?:list|show|find)\s+(?:me\s+)?(?:all|every|each)\b"
+    r"|\bhow\s+many\s+(?:\w+\s+){0,3}(?:contracts|agreements|documents)\b|\b(?:all|every)\s+(?:\w+\s+)?(?:contracts|agreements)\s+(?:with|that|which|governed)",
+    re.IGNORECASE,
+)
+_DOCUMENT_TYPE = re.compile(
+    r"\b(?:which|many|all|every|each|list)\s+(?:of\s+the\s+)?(?P<type>(?!contracts\b|agreements\b|the\b|of\b)[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+(?:contracts|agreements)\b",
+    re.IGNORECASE,
+)
+_EXPIRY = re.compile(
+    r"\b(?:expir\w*|end(?:s|ing)?|terminat\w*|run\s+out)\s+(?:(?P<relation>in|during|before|by|after)\s+)?(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
+)
+_COUNT = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+_LAW_ASKED = re.compile(r"\bgovern|\b\w+\s+law\b|\blaws\s+of\b|\bjurisdiction\b", re.IGNORECASE)
+_UNKNOWN_LAW = re.compile(r"\b(?:governed by|under)\s+(?:the\s+)?(?:laws?\s+of\s+)?(?:the\s+)?(?:state\s+of\s+)?(?P<name>[A-Z][\w'’.]*(?:\s+[A-Z][\w'’.]*)*)(?:\s+laws?)?", re.UNICODE)
+
+# What a question calls each clause category.
+CATEGORY_CUES = {
+    "Change Of Control": r"change[- ](?:of|in)[- ]control",
+    "Anti-Assignment": r"anti-?assignment|assign(?:ment|able)?\b",
+    "Audit Rights": r"\baudit",
+    "Insurance": r"\binsurance",
+    "Cap On Liability": r"(?:cap|limit\w*)\s+(?:on|of)\s+liability|liability\s+(?:cap|limit)",
+    "Uncapped Liability": r"uncapped|unlimited\s+liability",
+    "Termination For Convenience": r"terminat\w*\s+for\s+convenience|terminat\w*\s+without\s+cause",
+    "Exclusivity": r"\bexclusiv",
+    "Non-Compete": r"non-?compet",
+    "Renewal Term": r"\brenew",
+    "License Grant": r"licen[cs]e\s+grant|grants?\s+(?:a\s+)?licen[cs]e",
+    "Non-Transferable License": r"non-?transferable",
+    "Ip Ownership Assignment": r"\bip\s+(?:ownership\s+)?assignment|assign\w*\s+(?:of\s+)?(?:ip|intellectual property)",
+    "Source Code Escrow": r"source\s+code\s+escrow|\bescrow",
+    "No-Solicit Of Employees": r"(?:non|no)-?solicit\w*\s+(?:of\s+)?employees",
+    "Covenant Not To Sue": r"covenant\s+not\s+to\s+sue",
+    "Revenue/Profit Sharing": r"revenue[- ]shar|profit[- ]shar|royalt",
+    "Warranty Duration": r"warranty\s+(?:period|duration)",
+    "Most Favored Nation": r"most[- ]favou?red",
+    "Liquidated Damages": r"liquidated\s+damages",
+    "Minimum Commitment": r"minimum\s+(?:purchase|commitment|order)",
+    "Rofr/Rofo/Rofn": r"right\s+of\s+first|\brofr\b|\brofo\b|\brofn\b",
+    "Non-Disparagement": r"non-?disparage",
+    "Joint Ip Ownership": r"joint(?:ly)?\s+own",
+}
+_CUES = {category: re.compile(pattern, re.IGNORECASE) for category, pattern in CATEGORY_CUES.items()}
+
+
+def field_query(question: str, known_categories: list[str]) -> FieldQuery | None:
+    """The filter an enumeration question asks for; None when the question is not one."""
+    if not _ENUMERATION.search(question):
+        return None
+    query = FieldQuery(question=question, kind="count" if _COUNT.search(question) else "list")
+    query.categories = [c for c in known_categories if c in _CUES and _CUES[c].search(question)]
+    kind = _DOCUMENT_TYPE.search(question)
+    if kind:
+        query.document_type = kind.group("type").lower()
+    if "Anti-Assignment" in query.categories and "Ip Ownership Assignment" in query.categories:
+        query.categories.remove("Anti-Assignment")
+    expiry = _EXPIRY.search(question)
+    if expiry:
+        relation = (expiry.group("relation") or "in").lower()
+        query.expires = {"during": "in", "by": "before"}.get(relation, relation)
+        query.expiry_year = int(expiry.group("year"))
+    if _LAW_ASKED.search(question) and not (query.categories and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
+        query.governing_law = jurisdiction_in(question.replace("governed by", "governed by the laws of"))
+        if query.governing_law is None:
+            named = _UNKNOWN_LAW.search(question)
+            if named and named.group("name").lower() not in {"which", "what", "the"}:
+                query.unknown.append(f"{named.group('name')} law")
+    if not query.filters and not query.unknown:
+        return None  # a list question about something the fields do not hold: leave it to search
+    return query

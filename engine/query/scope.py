@@ -1,0 +1,82 @@
+"""What every retrieval stage shares: the contracts in scope, the clauses the hard filters let
+through, and the question's vector with its similarity to every clause.
+
+Hard filters are applied here, once, so no stage can search outside them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.store.graphcache import DocGraph
+from models.clause import Clause
+from models.plan import QueryPlan
+
+
+@dataclass
+class SearchScope:
+    plan: QueryPlan
+    graphs: list[DocGraph]
+    vector: np.ndarray  # the question's embedding (unit length)
+    similarity: dict[str, float]  # clause id -> cosine with the question (its best window)
+    allowed: set[str] | None  # clause ids passing the hard filters; None: no hard filter
+    by_id: dict[str, tuple[Clause, DocGraph]]
+
+    @classmethod
+    def of(cls, plan: QueryPlan, graphs: list[DocGraph], vector: np.ndarray) -> SearchScope:
+        by_id = {c.clause_id: (c, g) for g in graphs for c in g.clauses}
+        return cls(plan, graphs, vector, similarities(graphs, vector), allowed(plan, graphs), by_id)
+
+    def admits(self, clause_id: str) -> bool:
+        return self.allowed is None or clause_id in self.allowed
+
+    def where(self) -> str:
+        """The same scope as a LanceDB pre-filter, for the search arms."""
+        where = in_list("doc_id", [g.doc_id for g in self.graphs])
+        if self.allowed is not None:
+            where += " AND " + in_list("clause_id", sorted(self.allowed) or ["-"])
+        return where
+
+
+def in_list(column: str, values: list[str]) -> str:
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+def similarities(graphs: list[DocGraph], vector: np.ndarray) -> dict[str, float]:
+    """Cosine of the question with every clause in scope: its best window."""
+    result: dict[str, float] = {}
+    for graph in graphs:
+        if not graph.clauses:
+            continue
+        scores = graph.vectors @ vector
+        for clause, value in zip(graph.clauses, scores):
+            result[clause.clause_id] = float(value)
+        for clause_id, windows in graph.windows.items():
+            best = max(float(w.vector @ vector) for w in windows)
+            result[clause_id] = max(result.get(clause_id, -1.0), best)
+    return result
+
+
+def allowed(plan: QueryPlan, graphs: list[DocGraph]) -> set[str] | None:
+    """Clause ids that pass the hard filters, or None when there are none."""
+    filters = plan.filters
+    if not (filters.clause_types or filters.section_refs or filters.pages):
+        return None
+    result: set[str] = set()
+    for graph in graphs:
+        candidates = {c.clause_id for c in graph.clauses}
+        if filters.section_refs:
+            wanted = {r.lower() for r in filters.section_refs}
+            roots = [c.clause_id for c in graph.clauses if c.ref.lower() in wanted]
+            candidates &= {d for root in roots for d in graph.descendants(root)}
+        if filters.clause_types:
+            candidates &= {c.clause_id for c in graph.clauses if c.clause_type in filters.clause_types or any(t in filters.clause_types for t in c.topics)}
+        if filters.pages:
+            candidates &= {
+                c.clause_id for c in graph.clauses if c.page_start <= filters.pages.last and c.page_end >= filters.pages.first
+            }
+        result |= candidates
+    return result

@@ -1,0 +1,92 @@
+"""Stage 3, the graph walk: 1-3 hops from the strongest anchors over REFERENCES, DEFINES and
+PARENT_OF, each reached clause scored w_sem * similarity + w_struct * edge weight * decay^hops
+and keeping its best path, so every passage can say which edge, from which clause, brought it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engine.query.anchors import Candidate
+from engine.query.scope import SearchScope
+from engine.settings import RetrievalSettings
+from engine.store.graphcache import DocGraph
+from models.clause import ClauseKind
+from models.edge import EdgeType
+from models.retrieval import Why
+
+#: Follower order after an anchor: sections linked by citation, then by definitions, then the tree.
+_TIERS = {"REFERENCES": 0, "DEFINES": 1}
+_TIER_PER_HOP = 3  # a clause one hop further comes after every tier of the nearer ones
+
+
+def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalSettings) -> list[Candidate]:
+    """Breadth-first from the `walk_from` strongest anchors, up to `hops` edges."""
+    s = settings
+    starts = sorted(anchors.values(), key=lambda c: (c.order, -c.score))[: s.walk_from]
+    similarity = scope.similarity
+    found: dict[str, Candidate] = {}
+    for anchor in starts:
+        start_id = anchor.clause.clause_id
+        frontier = [(start_id, 1.0, 0)]
+        visited = {start_id}
+        for hop in range(1, s.hops + 1):
+            following = []
+            for clause_id, weight, distance in frontier:
+                source = anchor.graph.by_id[clause_id]
+                for target, edge_weight, why in neighbours(anchor.graph, clause_id, s):
+                    if target in visited or not scope.admits(target):
+                        continue
+                    visited.add(target)
+                    path_weight = weight * edge_weight
+                    # a definition that uses another defined term needs that one too: no extra distance
+                    chained = s.chain_definitions and source.kind is ClauseKind.DEFINITION and (why.edge, why.direction) == ("DEFINES", "out")
+                    steps = distance if chained and distance else distance + 1
+                    following.append((target, path_weight, steps))
+                    if target in anchors and anchors[target].order <= anchor.order:
+                        continue  # already in context ahead of this anchor
+                    structure = path_weight * s.decay**steps * (0.5 + 0.5 * anchor.score)
+                    if structure < s.min_structure:
+                        continue
+                    score = s.w_sem * similarity[target] + s.w_struct * structure
+                    current = found.get(target)
+                    if current is None or score > current.score:
+                        tier = _TIERS.get(why.edge or "", 2) + (steps - 1) * _TIER_PER_HOP
+                        found[target] = Candidate(
+                            anchor.graph.by_id[target], anchor.graph, similarity[target], score,
+                            why.model_copy(update={"hops": hop}), order=anchor.order, tier=tier,
+                        )
+            frontier = following
+    return [c for c in found.values() if c.score >= s.min_graph_score]
+
+
+def neighbours(graph: DocGraph, clause_id: str, s: RetrievalSettings) -> Iterator[tuple[str, float, Why]]:
+    """Edges out of a clause with their weights, both directions where they help.
+
+    - REFERENCES: to the clause cited (full weight) and from clauses citing it.
+    - DEFINES: from a clause to the definitions of the terms it uses, weighted by how
+      telling the term is; from a definition to the clauses using the term, weakly, and
+      never from the preamble, whose party names every clause uses.
+    - PARENT_OF: up to the enclosing clause, and down to the parts of a clause that is
+      little more than a heading (its content is in its parts).
+    """
+    clause = graph.by_id[clause_id]
+    ref = clause.ref
+    thin = len(clause.text) < s.thin_chars
+    for edge in graph.out_edges.get(clause_id, []):
+        if edge.type is EdgeType.REFERENCES:
+            yield edge.dst, s.references, Why(kind="graph", edge="REFERENCES", direction="out", via_ref=ref, label=edge.label)
+        elif edge.type is EdgeType.PARENT_OF:
+            weight = s.parent_of if thin else s.parent_of * s.thick_parent
+            yield edge.dst, weight, Why(kind="graph", edge="PARENT_OF", direction="out", via_ref=ref)
+        elif edge.type is EdgeType.DEFINES and clause.kind is not ClauseKind.PREAMBLE:
+            weight = s.term_users * graph.term_weight(edge.label)
+            yield edge.dst, weight, Why(kind="graph", edge="DEFINES", direction="in", via_ref=ref, label=edge.label)
+    for edge in graph.in_edges.get(clause_id, []):
+        if edge.type is EdgeType.REFERENCES:
+            yield edge.src, s.cited_by, Why(kind="graph", edge="REFERENCES", direction="in", via_ref=ref, label=edge.label)
+        elif edge.type is EdgeType.PARENT_OF:
+            yield edge.src, s.parent_of, Why(kind="graph", edge="PARENT_OF", direction="in", via_ref=ref)
+        elif edge.type is EdgeType.DEFINES:
+            weight = s.defines * graph.term_weight(edge.label)
+            yield edge.src, weight, Why(kind="graph", edge="DEFINES", direction="out", via_ref=ref, label=edge.label)

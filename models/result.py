@@ -1,0 +1,29 @@
+"""What the one question pipeline returns: how the question was read and what answered it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from models.answer import Answer
+from models.enumeration import Enumeration
+from models.plan import QueryPlan
+from models.retrieval import Retrieval
+
+
+class QueryResult(BaseModel):
+    """One question's path: the plan and the retrieval with the answer, or, for a question
+    over every contract ("which contracts..."), the enumeration from the contract fields."""
+
+    question: str
+    preset: str = Field(description="the settings preset the question ran with")
+    settings_hash: str = Field(description="Settings.fingerprint(): the exact numbers it ran with")
+    plan: QueryPlan | None = Field(default=None, description="None for an enumeration, which is planned as a field filter")
+    retrieval: Retrieval | None = None
+    answer: Answer | None = Field(default=None, description="None for an enumeration, or when only retrieval was asked for")
+    enumeration: Enumeration | None = None
+    seconds: float = 0.0
+
+    @property
+    def shown(self) -> Answer | Enumeration | None:
+        """What the user sees: the enumeration or the answer."""
+        return self.enumeration if self.enumeration is not None else self.answer
