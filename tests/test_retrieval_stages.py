@@ -1,0 +1,88 @@
+"""Each retrieval stage alone, on the sample contracts: search arms and fusion, anchors, the
+graph walk, budgeted selection."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.query.anchors import NAMED_SECTION_ORDER, Candidate, inject_named, ranked_anchors
+from engine.query.arms import KEYWORD, TOPIC, VECTOR, search
+from engine.query.retriever import STAGES
+from engine.query.scope import SearchScope
+from engine.query.select import select
+from engine.query.walk import walk
+from models.plan import Filters
+from models.retrieval import Mode, Why
+from tests.conftest import HIGHWAYS_NDA, MUTUAL_NDA
+
+
+@pytest.fixture(scope="module")
+def scope_of(sample_library):
+    """question, contract -> the SearchScope every stage starts from."""
+
+    def build(question: str, path, filters: Filters | None = None) -> SearchScope:
+        graphs = sample_library.scope([sample_library.find(path.name).doc_id])
+        plan = sample_library.engine.plan(question, graphs, filters)
+        return SearchScope.of(plan, graphs, sample_library.embedder.encode([question])[0])
+
+    return build
+
+
+def test_modes_choose_stages():
+    assert STAGES[Mode.KEYWORD].arms == (KEYWORD,) and not STAGES[Mode.KEYWORD].walk
+    assert STAGES[Mode.HYBRID].arms == (KEYWORD, VECTOR, TOPIC) and not STAGES[Mode.HYBRID].named_anchors
+    assert STAGES[Mode.GRAPH].named_anchors and STAGES[Mode.GRAPH].walk
+
+
+def test_search_fuses_the_arms_it_is_given_and_remembers_their_ranks(sample_library, scope_of):
+    scope = scope_of("Which law governs this agreement?", MUTUAL_NDA)
+    settings = sample_library.settings.retrieval
+    keyword = search(sample_library.store, scope, (KEYWORD,), settings)
+    assert list(keyword.ranks) == [KEYWORD]
+    assert scope.by_id[keyword.nodes[0].node.node_id][0].ref == "10"  # "governed by ... English law"
+    fused = search(sample_library.store, scope, (KEYWORD, VECTOR), settings)
+    assert list(fused.ranks) == [KEYWORD, VECTOR]
+    assert len({n.node.node_id for n in fused.nodes}) == len(fused.nodes)  # a clause once, however many arms found it
+    assert {n.node.node_id for n in keyword.nodes} <= {n.node.node_id for n in fused.nodes}
+
+
+def test_anchors_are_ranked_and_a_named_section_goes_first(sample_library, scope_of):
+    scope = scope_of("What does Section 6 of the NDA provide?", HIGHWAYS_NDA)
+    anchors = ranked_anchors(search(sample_library.store, scope, (KEYWORD, VECTOR), sample_library.settings.retrieval), scope)
+    assert [a.order for a in anchors.values()] == list(range(1, len(anchors) + 1))
+    assert max(a.score for a in anchors.values()) == 1.0  # strength relative to the best hit
+    inject_named(scope, anchors)
+    first = min(anchors.values(), key=lambda a: a.order)
+    assert (first.clause.ref, first.why.kind, first.order) == ("6", "named", NAMED_SECTION_ORDER)
+
+
+def test_hard_filters_bound_the_scope_before_any_stage(scope_of):
+    scope = scope_of("What does Section 6 of the NDA provide?", HIGHWAYS_NDA, Filters(section_refs=["5"]))
+    assert scope.allowed and all(scope.by_id[c][0].ref.split(".")[0] == "5" for c in scope.allowed)
+    assert "clause_id IN" in scope.where()
+
+
+def test_the_walk_follows_references_and_definitions_from_an_anchor(sample_library, scope_of):
+    scope = scope_of("What may the Receiving Party do after an Information Return Notice?", HIGHWAYS_NDA)
+    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "5.1")
+    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
+    reached = {c.clause.ref: c for c in walk({clause.clause_id: anchor}, scope, sample_library.settings.retrieval)}
+    # 5.3 cites 5.1 ("in" along REFERENCES); 5.1 uses "Disclosing Party", defined in 1.1
+    assert (reached["5.3"].why.edge, reached["5.3"].why.direction, reached["5.3"].why.via_ref) == ("REFERENCES", "in", "5.1")
+    definition = reached['1.1 "Disclosing Party"'].why
+    assert (definition.edge, definition.direction, definition.label, definition.hops) == ("DEFINES", "out", "Disclosing Party", 1)
+    assert all(c.order == 1 for c in reached.values())  # followers remember the anchor they came from
+
+
+def test_selection_places_followers_after_their_anchor_and_keeps_the_budget(sample_library, scope_of):
+    scope = scope_of("What may the Receiving Party do after an Information Return Notice?", HIGHWAYS_NDA)
+    settings = sample_library.settings.retrieval
+    anchors = ranked_anchors(search(sample_library.store, scope, (KEYWORD, VECTOR), settings), scope)
+    followers = walk(anchors, scope, settings)
+    passages = select(anchors, followers, scope.vector, scope.plan, 2000, settings)
+    assert passages and sum(len(p.text) for p in passages[:-1]) < 2000  # only the last passage may run over
+    first_anchor = passages[0]
+    assert first_anchor.why.kind == "anchor"
+    after_first = passages[1 : 1 + settings.followers[0]]
+    led = [p for p in after_first if p.why.kind == "graph"]
+    assert all(p.why.via_ref is not None for p in led)
