@@ -9,7 +9,7 @@ requirement whose environment marker holds here (Linux, this Python), with the e
 for, down to the last dependency, each pinned to the version installed. No resolver and no
 network: the lock records a venv that has been installed and tested, so `make lock` changes
 no version by itself. To add, remove or upgrade a package, change the venv and requirements.in
-(README, "Dependencies"), then run this.
+(README, "Tests and dependencies"), then run this.
 
 A requirement of requirements.in that is not installed, or installed at a version its
 specifier excludes, is an error. So is any NVIDIA/CUDA package in the closure: torch must be
@@ -121,7 +121,8 @@ def main() -> int:
     args = parser.parse_args()
 
     dists = installed()
-    reached, via, errors = closure(read_in(IN_FILE), dists)
+    roots = [requirement for requirement in read_in(IN_FILE) if applies(requirement, set())]
+    reached, via, errors = closure(roots, dists)
     cuda = sorted(name for name in reached if CUDA_NAME.match(name))
     if cuda:
         errors.append(f"CUDA packages in the closure ({', '.join(cuda)}): install the CPU build, torch==2.13.0, first")
