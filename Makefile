@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f
 LLM_STAMP := $(VENV)/.llm-installed
 LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_USE_PREBUILT_UI=OFF
 
-.PHONY: run test test-llm setup bench-structure bench-ingest clean
+.PHONY: run test test-fast screenshots lock test-llm setup bench-structure bench-ingest clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,24 @@ run: setup
 
 test: setup
 	$(PY) -m pytest
+
+# The unit tier only (tests/conftest.py assigns the tiers): under a minute.
+test-fast: setup
+	$(PY) -m pytest -m unit
+
+# Tests write screenshots to tmp/screenshots/ (git-ignored); this refreshes the README's copies.
+SHOTS := tmp/screenshots
+screenshots: setup
+	rm -rf $(SHOTS)
+	$(PY) -m pytest -rs tests/test_browser.py
+	@ls $(SHOTS)/*.png >/dev/null 2>&1 || { echo "no screenshots in $(SHOTS)/: the browser test did not run (see above)"; exit 1; }
+	cp $(SHOTS)/*.png docs/screenshots/
+
+# Rewrite requirements.txt, the pinned lock, from requirements.in and what the venv holds:
+# installs what requirements.in names and the venv lacks, then pins the closure (tools/lock.py).
+lock: $(STAMP)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.in
+	$(PY) tools/lock.py
 
 # Optional: a real tiny model through llama.cpp's OpenAI-compatible server.
 # The first run compiles llama-server from source (about 20 minutes on 2 cores).

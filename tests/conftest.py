@@ -79,3 +79,71 @@ def sample_library(tmp_path_factory):
     outcomes = library.ingest_paths([SAMPLES_DIR])
     assert [o.status.value for o in outcomes] == ["ingested"] * 3, [o.message for o in outcomes]
     return library
+
+
+# ---------------------------------------------------------------- test tiers
+# Every test gets one tier marker here, so test files carry none (pytest -m unit|integration|e2e):
+#   unit         pure functions, and the sample PDFs parsed and structured in memory: no store,
+#                no embedding model (`make test-fast`, under a minute)
+#   integration  a real ingested store: the sample_library fixture, or an ingest of its own
+#   e2e          as a user meets it: the app (AppTest, browser), the CLI in a subprocess, crashes
+#                and concurrency, privacy under the network guard, OCR, hostile files, a real model
+# A test module missing from TIERS fails the collection: a new module needs its tier here.
+TIERS = {
+    "test_architecture.py": "unit",
+    "test_clause_types.py": "unit",
+    "test_clauses.py": "unit",
+    "test_definitions.py": "unit",
+    "test_evaluate.py": "unit",
+    "test_fields.py": "unit",
+    "test_numbering.py": "unit",
+    "test_pdf.py": "unit",
+    "test_references.py": "unit",
+    "test_answer.py": "integration",
+    "test_citations.py": "integration",
+    "test_enumerate.py": "integration",
+    "test_graphview.py": "integration",
+    "test_plan.py": "integration",
+    "test_render.py": "integration",
+    "test_retrieval.py": "integration",
+    "test_store.py": "integration",
+    "test_app.py": "e2e",
+    "test_browser.py": "e2e",
+    "test_cli.py": "e2e",
+    "test_durability.py": "e2e",
+    "test_hostile.py": "e2e",
+    "test_ocr.py": "e2e",
+    "test_privacy.py": "e2e",
+    "llm/test_real_model.py": "e2e",
+}
+# Tests whose tier is not their module's, by module and function name.
+TEST_TIERS = {
+    "test_evaluate.py::test_eval_writes_format_lines_and_prints_the_scores": "integration",
+    "test_fields.py::test_the_governing_law_keeps_its_clause_page_and_words": "integration",
+    "test_fields.py::test_the_stored_fields_of_some_contracts_are_read_alone": "integration",
+    "test_fields.py::test_presence_flags_point_at_the_clauses_that_show_them": "integration",
+    "test_fields.py::test_the_parties_are_read_from_the_words_that_introduce_them": "integration",
+    "test_plan.py::test_synonyms_expand_the_keywords": "unit",
+    "test_plan.py::test_model_specs": "unit",
+    "test_plan.py::test_a_bad_model_spec_is_a_clear_error": "unit",
+    "test_enumerate.py::test_the_cli_returns_the_complete_list_as_json": "e2e",
+}
+TESTS_DIR = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    unmapped, misplaced = set(), []
+    for item in items:
+        module = item.path.relative_to(TESTS_DIR).as_posix()
+        tier = TEST_TIERS.get(f"{module}::{item.originalname}", TIERS.get(module))
+        if tier is None:
+            unmapped.add(module)
+        elif tier == "unit" and "sample_library" in item.fixturenames:
+            misplaced.append(item.nodeid)
+        else:
+            item.add_marker(tier)
+    if unmapped:
+        raise pytest.UsageError(f"no test tier for {', '.join(sorted(unmapped))}: add it to TIERS in tests/conftest.py")
+    if misplaced:
+        raise pytest.UsageError(f"unit tests may not use the ingested sample_library: {', '.join(misplaced)} (TEST_TIERS in tests/conftest.py)")

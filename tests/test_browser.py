@@ -1,5 +1,5 @@
 """The main journey in a real browser: upload a contract through the drop zone, ask, click the
-first citation, see the highlighted page. Saves a screenshot of every page to docs/screenshots/.
+first citation, see the highlighted page. Saves a screenshot of every page to tmp/screenshots/.
 
 Drives Debian's chromium through Playwright (never a downloaded browser) against the app
 started on a free localhost port, with the project's own Streamlit configuration; every
@@ -23,7 +23,7 @@ from tests.local_server import free_port, wait_until_healthy
 from tests.network_guard import child_environment, guarded_command, read_record
 
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = PROJECT_ROOT / "docs" / "screenshots"
+SCREENSHOTS = PROJECT_ROOT / "tmp" / "screenshots"  # git-ignored; `make screenshots` copies them to docs/
 STARTUP_SECONDS = 120
 ANSWER_MS = 120_000
 
