@@ -1,0 +1,100 @@
+"""The hand-written phrasing sets of issue 16 (bench/phrasings/*.json) are well formed: enough
+phrasings of every style, valid placeholders, none a copy of the fixed cuad_dev wording.
+Reads only bench/phrasings; the question files built from them are checked by running build.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+FOLDER = Path(__file__).resolve().parents[1] / "bench" / "phrasings"
+STYLES = {"plain", "legal", "yesno", "keyword", "party", "scenario", "typo"}
+FORMS = {"which", "list", "any", "count", "compare"}
+ENUMERATION_TARGETS = {
+    "Governing Law", "Anti-Assignment", "Audit Rights", "Cap On Liability", "Insurance", "License Grant",
+    "Non-Compete", "Exclusivity", "Change Of Control", "Termination For Convenience", "Uncapped Liability",
+    "Renewal Term", "Ip Ownership Assignment", "No-Solicit Of Employees", "Covenant Not To Sue",
+    "Non-Transferable License", "Warranty Duration",
+}
+
+
+def load(name: str) -> dict:
+    return json.loads((FOLDER / name).read_text(encoding="utf-8"))
+
+
+def placeholders(text: str) -> set[str]:
+    return set(re.findall(r"\{[^{}]*\}", text))
+
+
+def words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def check_phrasings(name: str, phrasings: list[dict], styles: set[str], minimum: int) -> None:
+    assert len(phrasings) >= minimum, name
+    for p in phrasings:
+        assert set(p) >= {"text", "style"}, (name, p)
+        assert p["text"] == p["text"].strip() and p["text"], (name, p)
+        assert p["style"] in styles, (name, p)
+    assert {p["style"] for p in phrasings} == styles, (name, styles - {p["style"] for p in phrasings})
+    texts = [words(p["text"]) for p in phrasings]
+    assert len(texts) == len(set(texts)), f"{name}: a phrasing is repeated"
+
+
+CUAD = load("cuad_categories.json")["categories"]
+
+
+def test_cuad_has_the_41_categories():
+    assert len(CUAD) == 41
+    assert all(entry["cuad"].strip() for entry in CUAD.values())
+
+
+@pytest.mark.parametrize("category", sorted(CUAD))
+def test_cuad_category_phrasings(category):
+    entry = CUAD[category]
+    check_phrasings(category, entry["phrasings"], STYLES, 12)
+    for p in entry["phrasings"]:
+        found = placeholders(p["text"])
+        if p["style"] == "party":
+            assert "{party}" in found and found <= {"{party}", "{other}"}, (category, p)
+        else:
+            assert not found, (category, p)
+        assert words(p["text"]) != words(entry["cuad"]), f"{category}: a phrasing is the cuad_dev wording"
+
+
+ENUMERATION = load("enumeration.json")["targets"]
+
+
+def test_enumeration_targets():
+    assert set(ENUMERATION) == ENUMERATION_TARGETS
+
+
+@pytest.mark.parametrize("target", sorted(ENUMERATION))
+def test_enumeration_phrasings(target):
+    phrasings = ENUMERATION[target]
+    check_phrasings(target, phrasings, STYLES - {"party"}, 12)
+    for p in phrasings:
+        assert p.get("form") in FORMS, (target, p)
+        expected = {"{law}"} if target == "Governing Law" else set()
+        assert placeholders(p["text"]) == expected, (target, p)
+
+
+CONTRACTNLI = load("contractnli.json")["hypotheses"]
+
+
+def test_contractnli_has_the_17_hypotheses():
+    assert len(CONTRACTNLI) == 17
+    assert all(key.startswith("nda-") and entry["hypothesis"] for key, entry in CONTRACTNLI.items())
+
+
+@pytest.mark.parametrize("key", sorted(CONTRACTNLI))
+def test_contractnli_phrasings(key):
+    entry = CONTRACTNLI[key]
+    phrasings = entry["phrasings"]
+    check_phrasings(key, phrasings, STYLES - {"party"}, 4)
+    for p in phrasings:
+        assert not placeholders(p["text"]), (key, p)
+        assert words(p["text"]) != words(entry["hypothesis"]), key
