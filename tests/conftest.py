@@ -106,6 +106,8 @@ TIERS = {
     "test_plan.py": "integration",
     "test_render.py": "integration",
     "test_retrieval.py": "integration",
+    "test_retrieval_stages.py": "integration",
+    "test_phrasings.py": "unit",
     "test_store.py": "integration",
     "test_app.py": "e2e",
     "test_browser.py": "e2e",
@@ -119,6 +121,7 @@ TIERS = {
 # Tests whose tier is not their module's, by module and function name.
 TEST_TIERS = {
     "test_evaluate.py::test_eval_writes_format_lines_and_prints_the_scores": "integration",
+    "test_evaluate.py::test_eval_answers_a_which_contracts_question_as_the_app_and_ask_do": "integration",
     "test_fields.py::test_the_governing_law_keeps_its_clause_page_and_words": "integration",
     "test_fields.py::test_the_stored_fields_of_some_contracts_are_read_alone": "integration",
     "test_fields.py::test_presence_flags_point_at_the_clauses_that_show_them": "integration",
