@@ -26,8 +26,9 @@ import lancedb
 
 from engine.service import Library
 from engine.settings import SAMPLES_DIR
-from engine.store.clause_store import WRITE_STEPS, ClauseStore
+from engine.store.clause_store import ClauseStore
 from engine.store.lock import WriterLock
+from engine.store.pause_points import WRITE_STEPS
 from models.document import IngestStatus
 from tests.ingestproc import IngestProcess, rows_of, state_of
 

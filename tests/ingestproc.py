@@ -12,7 +12,8 @@ import threading
 from pathlib import Path
 
 from engine.settings import PROJECT_ROOT
-from engine.store.clause_store import PAUSE_ENV, ClauseStore
+from engine.store.clause_store import ClauseStore
+from engine.store.pause_points import PAUSE_ENV
 
 TABLES = ("documents", "clauses", "windows", "edges", "pages", "fields")
 

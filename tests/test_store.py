@@ -8,7 +8,8 @@ import pyarrow as pa
 from engine.embed import Embedder
 from engine.ingest import pipeline
 from engine.service import Library
-from engine.store.clause_store import CLAUSES_SCHEMA, ClauseStore
+from engine.store.clause_store import ClauseStore
+from engine.store.table_schemas import CLAUSES_SCHEMA
 from models.clause import ClauseKind
 from models.document import IngestStatus
 from tests.conftest import GCLOUD, MUTUAL_NDA

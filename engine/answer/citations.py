@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pymupdf
 
-from engine.store.clause_store import ClauseStore, PageWords
+from engine.store.clause_store import ClauseStore
+from engine.store.page_words import PageWords
 from engine.text.normalise import locate, normalise, normalise_with_offsets
 from models.answer import Citation, QuotePart, Rect
 from models.clause import Clause

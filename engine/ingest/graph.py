@@ -11,8 +11,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from engine.ingest.clause_tree import Segment
 from engine.ingest.clause_types import classify
-from engine.ingest.clauses import Segment
 from engine.ingest.definitions import TermMatcher, find_definitions, is_glossary
 from engine.ingest.pdf import DocumentText
 from engine.ingest.references import ReferenceResolver, find_references

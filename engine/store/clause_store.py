@@ -1,35 +1,23 @@
 """The one embedded store: LanceDB tables for documents, clauses, windows, edges and pages.
 
-- documents: one row per contract; written last, so a document is visible only once all
-  its rows are in. Rows of other tables whose document row is missing are leftovers of an
-  interrupted ingest and are removed when the store opens and no writer is busy (storelock).
-- clauses: clause text, tree, type, and the vector of its first window, with full-text
-  indexes on text and heading.
-- windows: every window of the clauses longer than the model reads, each pointing to its
-  clause and its stretch of the clause text.
-- edges: PARENT_OF, DEFINES, REFERENCES (unresolved references with an empty dst).
-- pages: each page's text and word boxes, so a quote maps to rectangles for highlighting.
-- fields: each contract's governing law and clause categories, for corpus-wide questions.
+The tables are laid out in table_schemas.py. The documents row of a contract is written
+last, so a document is visible only once all its rows are in; rows of other tables whose
+document row is missing are leftovers of an interrupted ingest and are removed when the
+store opens and no writer is busy (storelock).
 The original PDF is kept beside the tables (files/<doc_id>.pdf) for the viewer; store.json
 records the layout's version (storeversion), writer.lock lets one writer in at a time.
 
 Every write holds the writer lock, and every read sees the latest committed rows, including
-those another process wrote after this one opened the store.
-
-Test hook: with CLAUSEGRAPH_PAUSE_BEFORE set to write steps of add_contract (WRITE_STEPS,
-comma-separated) or to "*" for all, the writing process prints "paused before STEP" on
-stderr and waits for a line on stdin there, so a test can kill it exactly between two writes.
+those another process wrote after this one opened the store. A test can pause a write
+between its steps (pause_points.py); table_rows.py converts models to rows and back.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import lancedb
@@ -40,153 +28,28 @@ from lancedb.index import FTS
 from engine.embed import DIMENSION
 from engine.errors import NotFoundError
 from engine.store.lock import WriterLock
+from engine.store.page_words import PageWords
+from engine.store.pause_points import pause_point
+from engine.store.table_rows import clause_row, document_from_row, document_row, edge_row, fields_row
+from engine.store.table_schemas import (
+    CHILD_TABLES,
+    CLAUSES_SCHEMA,
+    DOCUMENTS_SCHEMA,
+    EDGES_SCHEMA,
+    FIELDS_SCHEMA,
+    PAGES_SCHEMA,
+    SCHEMAS,
+    WINDOWS_SCHEMA,
+)
 from engine.store.version import SCHEMA_VERSION, record_version, stored_version
 from models.clause import Clause
 from models.document import Definition, Document, DocumentDetail
 from models.edge import Edge
 from models.fields import ContractFields
 
-DOCUMENTS_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("file_name", pa.string()),
-        ("title", pa.string()),
-        ("pages", pa.int32()),
-        ("clauses", pa.int32()),
-        ("definitions", pa.int32()),
-        ("references_resolved", pa.int32()),
-        ("references_unresolved", pa.int32()),
-        ("clause_types", pa.string()),  # JSON object: type -> count
-        ("pages_without_text", pa.list_(pa.int32())),
-        ("parser_version", pa.string()),
-        ("embedding_model", pa.string()),
-        ("ingested_at", pa.timestamp("us", tz="UTC")),
-        ("ingest_seconds", pa.float64()),
-        ("size_bytes", pa.int64()),
-    ]
-)
-CLAUSES_SCHEMA = pa.schema(
-    [
-        ("clause_id", pa.string()),
-        ("doc_id", pa.string()),
-        ("ref", pa.string()),
-        ("path", pa.string()),
-        ("heading", pa.string()),
-        ("parent_id", pa.string()),
-        ("parent_ref", pa.string()),
-        ("level", pa.int32()),
-        ("kind", pa.string()),
-        ("clause_type", pa.string()),
-        ("topics", pa.list_(pa.string())),
-        ("order", pa.int32()),
-        ("text", pa.string()),
-        ("page_start", pa.int32()),
-        ("page_end", pa.int32()),
-        ("char_start", pa.int32()),
-        ("char_end", pa.int32()),
-        ("defines", pa.list_(pa.string())),
-        ("terms_used", pa.list_(pa.string())),
-        ("vector", pa.list_(pa.float32(), DIMENSION)),
-        ("embedding_model", pa.string()),
-    ]
-)
-WINDOWS_SCHEMA = pa.schema(
-    [
-        ("clause_id", pa.string()),
-        ("doc_id", pa.string()),
-        ("window", pa.int32()),
-        ("char_start", pa.int32()),  # within the clause text
-        ("char_end", pa.int32()),
-        ("text", pa.string()),
-        ("vector", pa.list_(pa.float32(), DIMENSION)),
-        ("embedding_model", pa.string()),
-    ]
-)
-EDGES_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("type", pa.string()),
-        ("src", pa.string()),
-        ("dst", pa.string()),
-        ("src_ref", pa.string()),
-        ("dst_ref", pa.string()),
-        ("label", pa.string()),
-    ]
-)
-PAGES_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("page", pa.int32()),
-        ("width", pa.float32()),
-        ("height", pa.float32()),
-        ("text_start", pa.int32()),  # offset of the page's text in the document text
-        ("text", pa.string()),
-        ("word_start", pa.list_(pa.int32())),  # word offsets in the document text
-        ("word_end", pa.list_(pa.int32())),
-        ("x0", pa.list_(pa.float32())),
-        ("y0", pa.list_(pa.float32())),
-        ("x1", pa.list_(pa.float32())),
-        ("y1", pa.list_(pa.float32())),
-    ]
-)
-FIELDS_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("extractor_version", pa.string()),
-        ("governing_law", pa.string()),  # the jurisdiction, "" when none was found: filterable as is
-        ("present", pa.list_(pa.string())),  # clause categories the contract has
-        ("fields", pa.string()),  # JSON: ContractFields, every value with its clause and sentence
-    ]
-)
-
-_SCHEMAS = {
-    "documents": DOCUMENTS_SCHEMA,
-    "clauses": CLAUSES_SCHEMA,
-    "windows": WINDOWS_SCHEMA,
-    "edges": EDGES_SCHEMA,
-    "pages": PAGES_SCHEMA,
-    "fields": FIELDS_SCHEMA,
-}
-_CHILD_TABLES = ("clauses", "windows", "edges", "pages", "fields")
-#: add_contract's writes in order; the documents row last.
-WRITE_STEPS = ("file", "fields", "pages", "edges", "windows", "clauses", "documents", "written")
-PAUSE_ENV = "CLAUSEGRAPH_PAUSE_BEFORE"
-
-
-def _pause_point(step: str) -> None:
-    """The test hook of the module docstring: nothing unless CLAUSEGRAPH_PAUSE_BEFORE names this step."""
-    wanted = os.environ.get(PAUSE_ENV, "")
-    if wanted == "*" or step in wanted.split(","):
-        print(f"paused before {step}", file=sys.stderr, flush=True)
-        sys.stdin.readline()
-
 
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-class PageWords(Sequence):
-    """The text and word boxes of one page, as stored."""
-
-    def __init__(self, row: dict) -> None:
-        self.page: int = row["page"]
-        self.width: float = row["width"]
-        self.height: float = row["height"]
-        self.text_start: int = row["text_start"]
-        self.text: str = row["text"]
-        self._columns = [row[k] for k in ("word_start", "word_end", "x0", "y0", "x1", "y1")]
-
-    def __len__(self) -> int:
-        return len(self._columns[0])
-
-    def __getitem__(self, index):  # (start, end, x0, y0, x1, y1)
-        return tuple(column[index] for column in self._columns)
-
-    def overlapping(self, start: int, end: int) -> range:
-        """Indexes of the words whose characters overlap [start, end) of the document text."""
-        from bisect import bisect_left, bisect_right
-
-        return range(bisect_right(self._columns[1], start), bisect_left(self._columns[0], end))
 
 
 class ClauseStore:
@@ -204,7 +67,7 @@ class ClauseStore:
                 self._upgrade(self._version())  # again: another writer may have done it meanwhile
         self.files_dir = self.path / "files"
         self.files_dir.mkdir(exist_ok=True)
-        self._tables = {name: self._db.open_table(name) for name in _SCHEMAS}
+        self._tables = {name: self._db.open_table(name) for name in SCHEMAS}
         self.remove_incomplete()
 
     # ------------------------------------------------------------------ setup
@@ -219,7 +82,7 @@ class ClauseStore:
         if found == SCHEMA_VERSION:
             return
         existing = set(self._db.list_tables().tables)
-        for name, schema in _SCHEMAS.items():  # a new store: every table; version 1: the fields table
+        for name, schema in SCHEMAS.items():  # a new store: every table; version 1: the fields table
             if name not in existing:  # (Library.contract_fields fills it from each contract's clauses)
                 self._db.create_table(name, schema=schema)
         if found == 1:  # version 1 kept its version in the documents table's schema, store.json has it now
@@ -249,7 +112,7 @@ class ClauseStore:
                 return []
             complete = set(self._column("documents", "doc_id"))
             orphans: set[str] = set()
-            for name in _CHILD_TABLES:
+            for name in CHILD_TABLES:
                 orphans |= set(self._column(name, "doc_id")) - complete
             for doc_id in orphans:
                 self._delete_rows(doc_id)
@@ -278,43 +141,34 @@ class ClauseStore:
         """Write one contract; its document row goes last, so it appears whole or not at all."""
         doc_id = document.doc_id
         with self.writing():
-            _pause_point("file")
+            pause_point("file")
             (self.files_dir / f"{doc_id}.pdf").write_bytes(pdf_bytes)
-            _pause_point("fields")
+            pause_point("fields")
             if fields is not None:
                 self.put_fields(fields, extractor_version)
-            _pause_point("pages")
+            pause_point("pages")
             if pages:
                 self._tables["pages"].add(pa.Table.from_pylist(pages, schema=PAGES_SCHEMA))
-            _pause_point("edges")
+            pause_point("edges")
             if edges:
-                self._tables["edges"].add(pa.Table.from_pylist([self._edge_row(e) for e in edges], schema=EDGES_SCHEMA))
-            _pause_point("windows")
+                self._tables["edges"].add(pa.Table.from_pylist([edge_row(e) for e in edges], schema=EDGES_SCHEMA))
+            pause_point("windows")
             if windows:
                 self._tables["windows"].add(pa.Table.from_pylist(windows, schema=WINDOWS_SCHEMA))
-            _pause_point("clauses")
+            pause_point("clauses")
             if clauses:
-                rows = [self._clause_row(c, v, document.embedding_model) for c, v in zip(clauses, clause_vectors)]
+                rows = [clause_row(c, v, document.embedding_model) for c, v in zip(clauses, clause_vectors)]
                 self._tables["clauses"].add(pa.Table.from_pylist(rows, schema=CLAUSES_SCHEMA))
-            _pause_point("documents")
-            self._tables["documents"].add(pa.Table.from_pylist([self._document_row(document)], schema=DOCUMENTS_SCHEMA))
-            _pause_point("written")
+            pause_point("documents")
+            self._tables["documents"].add(pa.Table.from_pylist([document_row(document)], schema=DOCUMENTS_SCHEMA))
+            pause_point("written")
 
     def put_fields(self, fields: ContractFields, extractor_version: str) -> None:
         """Write (or replace) one contract's fields."""
         table = self._tables["fields"]
         with self.writing():
             table.delete(f"doc_id = {_quote(fields.doc_id)}")
-            table.add(pa.Table.from_pylist([self._fields_row(fields, extractor_version)], schema=FIELDS_SCHEMA))
-
-    @staticmethod
-    def _fields_row(fields: ContractFields, extractor_version: str) -> dict:
-        return {
-            "doc_id": fields.doc_id, "extractor_version": extractor_version,
-            "governing_law": fields.governing_law.value if fields.governing_law else "",
-            "present": [category for category, presence in fields.presence.items() if presence.present],
-            "fields": fields.model_dump_json(),
-        }
+            table.add(pa.Table.from_pylist([fields_row(fields, extractor_version)], schema=FIELDS_SCHEMA))
 
     def fields(self, doc_ids: Sequence[str] | None = None) -> dict[str, tuple[str, ContractFields]]:
         """doc_id -> (extractor version, fields) for the given contracts (every stored one when
@@ -332,7 +186,7 @@ class ClauseStore:
             (self.files_dir / f"{doc_id}.pdf").unlink(missing_ok=True)
 
     def _delete_rows(self, doc_id: str) -> None:
-        for name in _CHILD_TABLES:
+        for name in CHILD_TABLES:
             self._tables[name].delete(f"doc_id = {_quote(doc_id)}")
 
     def optimize(self) -> None:
@@ -341,33 +195,16 @@ class ClauseStore:
             for table in self._tables.values():
                 table.optimize()
 
-    @staticmethod
-    def _clause_row(clause: Clause, vector: np.ndarray, model: str) -> dict:
-        row = clause.model_dump(mode="json")
-        row["vector"] = np.asarray(vector, dtype=np.float32).tolist()
-        row["embedding_model"] = model
-        return row
-
-    @staticmethod
-    def _edge_row(edge: Edge) -> dict:
-        return edge.model_dump(mode="json")
-
-    @staticmethod
-    def _document_row(document: Document) -> dict:
-        row = document.model_dump()
-        row["clause_types"] = json.dumps(document.clause_types)
-        return row
-
     # ---------------------------------------------------------------- reading
 
     def documents(self) -> list[Document]:
         rows = self._tables["documents"].to_arrow().to_pylist()
-        docs = [self._document(row) for row in rows]
+        docs = [document_from_row(row) for row in rows]
         return sorted(docs, key=lambda d: d.ingested_at)
 
     def document(self, doc_id: str) -> Document | None:
         rows = self._query("documents", f"doc_id = {_quote(doc_id)}")
-        return self._document(rows[0]) if rows else None
+        return document_from_row(rows[0]) if rows else None
 
     def find_document(self, name: str) -> Document:
         """A document by file name or doc_id prefix; a clear error if none or several match."""
@@ -428,18 +265,10 @@ class ClauseStore:
         return self._tables[name]
 
     def _query(self, table: str, where: str, exclude: Iterable[str] = ()) -> list[dict]:
-        schema = _SCHEMAS[table]
+        schema = SCHEMAS[table]
         columns = [name for name in schema.names if name not in set(exclude)]
         dataset = self._tables[table].to_lance()
         return dataset.to_table(columns=columns, filter=where).to_pylist()
-
-    @staticmethod
-    def _document(row: dict) -> Document:
-        row = dict(row)
-        row["clause_types"] = json.loads(row["clause_types"] or "{}")
-        if isinstance(row["ingested_at"], datetime) and row["ingested_at"].tzinfo is None:
-            row["ingested_at"] = row["ingested_at"].astimezone()
-        return Document(**row)
 
     def close(self) -> None:
         self._tables.clear()

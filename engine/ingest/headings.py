@@ -1,0 +1,126 @@
+"""Which numbered lines head a clause, and what a clause's heading is.
+
+A line that starts with "2.1" or "(b)" is often not a heading: a cross-reference wrapped
+onto a new line ("... pursuant to Section\\n2.1 of"), an inline list, a contents entry or
+an exhibit label on a cover page. HeadingRules rejects those before the segmenter places
+a marker in the tree, and reads the heading text of the clauses it accepts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.ingest.clause_tree import ClauseTreeBuilder
+from engine.ingest.line_shapes import MID_SENTENCE, SENTENCE_END, WORD, is_short_heading, is_title, title_part
+from engine.ingest.numbering import LIST_STYLES, Marker, Style, parse_marker
+from engine.ingest.table_of_contents import is_toc_entry
+
+# Words that, ending a line, make a number at the start of the next line a reference.
+_REFERENCE_LEAD = re.compile(
+    r"(?:\b(?:sections?|clauses?|articles?|paragraphs?|subsections?|subparagraphs?|exhibits?|"
+    r"schedules?|annex(?:es)?|appendix|appendices|attachments?|items?|rules?|parts?|no\.|"
+    r"numbers?|forms?|chapter|title|pages?|under|of|to|in|per|through|with)|§+)\s*$",
+    re.IGNORECASE,
+)
+_LIST_JOIN_AFTER_PUNCTUATION = re.compile(r"[;,]\s*(?:and|or)\s*$", re.IGNORECASE)
+_ENDS_LOWER = re.compile(r"(?:\b[a-z][\w'’-]*|,)\s*$")
+_LOWER_START = re.compile(r"^[a-z]")
+
+
+class HeadingRules(ClauseTreeBuilder):
+    """The segmenter's tests of a heading marker, and its reading of heading text."""
+
+    def _plausible_heading(self, index: int, marker: Marker) -> bool:
+        """Reject markers that are really wrapped text: "...pursuant to Section\\n2.1 of"."""
+        line = self.lines[index]
+        first_on_page = index == 0 or self.lines[index - 1].page != line.page
+        previous_line = self.lines[index - 1] if index else None
+        previous = previous_line.text.rstrip() if previous_line else ""
+        # Only a line that runs to the right margin can wrap into this one.
+        wrapped = previous_line is not None and previous_line.full_width and not first_on_page
+        if marker.style is Style.SCHEDULE:
+            if not self.seen_numbered and line.page == 1:
+                return False  # "EXHIBIT 10.65 / EXHIBIT II" on a cover: the document's own label
+            return self._plausible_schedule(index, marker, previous, first_on_page)
+        if _LOWER_START.match(marker.rest) and marker.style in (Style.ARTICLE, Style.SECTION):
+            return False  # "Section 5 of the Act", "Article 3 hereof"
+        if wrapped and _REFERENCE_LEAD.search(previous):
+            if marker.style in LIST_STYLES:
+                # "(b)" after "... pursuant to paragraph" is a reference; after "of" it may be a list
+                if re.search(r"(?:paragraph|clause|section|subsection|items?)s?\s*$", previous, re.I):
+                    return False
+            else:
+                return False
+        if wrapped and marker.style in LIST_STYLES and MID_SENTENCE.search(previous) and not _LIST_JOIN_AFTER_PUNCTUATION.search(previous):
+            return False  # "... solely in connection with\n(i) the fulfillment": an inline list wrapped
+        if marker.style is Style.NUMBER and not marker.label.isdigit():
+            return False
+        if marker.style is Style.NUMBER and not line.text.strip().startswith(f"{marker.label}."):
+            # a bare "5" or "5 FEES.": only as a short heading that continues the numbering
+            if len(WORD.findall(marker.rest)) > 8 or (SENTENCE_END.search(marker.rest) and not is_title(marker.rest)):
+                return False
+        if is_toc_entry(marker):
+            return False  # "12.3 Other Early Termination. 42" outside the detected contents
+        return True
+
+    def _plausible_schedule(self, index: int, marker: Marker, previous: str, first_on_page: bool) -> bool:
+        if "." in marker.label or re.match(r"^\d+\.\d+", marker.rest):
+            return False  # EDGAR filing labels: "Exhibit 10.1"
+        rest_words = WORD.findall(marker.rest)
+        if marker.rest and (_LOWER_START.match(marker.rest) or marker.rest[:1] in ",;("):
+            return False  # "Exhibit A attached hereto", "Schedule 2, which ..."
+        if len(rest_words) > 14:
+            return False
+        if not marker.label and marker.rest and not marker.rest[:1].isupper():
+            return False
+        previous_ends = not previous or SENTENCE_END.search(previous) or len(WORD.findall(previous)) <= 6
+        if not (first_on_page or previous_ends):
+            return False
+        ref = schedule_ref(marker)
+        if any(s.ref == ref for s in self.root_children):
+            return False  # a repeated page header
+        return not self._lists_schedules(index, marker)
+
+    def _lists_schedules(self, index: int, marker: Marker) -> bool:
+        """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them."""
+        for following in self.lines[index + 1 : index + 3]:
+            other = parse_marker(following.text)
+            if other is not None and other.style is Style.SCHEDULE and other.word.lower() == marker.word.lower():
+                return True
+        return False
+    def _heading_above(self, index: int) -> tuple[str, int] | None:
+        """A title on the line above a numbered clause heads it: "Admin fees" over "6.12 The admin fee ..."."""
+        if index < 1 or self.current is None:
+            return None
+        above = self.lines[index - 1]
+        text = above.text.strip()
+        if above.start <= self.current.start or above.full_width or parse_marker(text) is not None:
+            return None
+        if len(WORD.findall(text)) > 8 or not (is_title(text) or is_short_heading(text)):
+            return None
+        before = self.lines[index - 2] if index >= 2 else None
+        if before is not None and before.full_width and not SENTENCE_END.search(before.text):
+            return None  # the short last line of a paragraph, not a title
+        if before is not None and _ENDS_LOWER.search(before.text):
+            return None  # '... the date of first log in of a' goes on to this line
+        return text.rstrip(".:"), above.start
+
+    def _heading(self, index: int, marker: Marker) -> str:
+        """The clause's title: the words after its number, or the next line if the number stands alone."""
+        rest = marker.rest.strip()
+        line = self.lines[index]
+        if not rest and index + 1 < len(self.lines):
+            following = self.lines[index + 1]
+            if parse_marker(following.text) is None and not following.full_width and is_title(following.text):
+                return following.text.strip().rstrip(".:")
+            return ""
+        # A list item, or a line that runs on, has a heading only if it ends in a full stop:
+        # "(a) Termination for Cause. Either party ..."
+        whole_line_allowed = marker.style not in LIST_STYLES and not line.full_width
+        return title_part(rest, whole_line_allowed)
+
+
+def schedule_ref(marker: Marker) -> str:
+    """The ref of a schedule, the same however it is printed: "Exhibit A", "Schedule 2"."""
+    word = marker.word.title()
+    return f"{word} {marker.label}".strip()

@@ -1,0 +1,241 @@
+"""Read the words of one page, with their boxes, into visual rows in reading order.
+
+This is the only module that reads PyMuPDF's text geometry. Reading order is rebuilt from
+PyMuPDF's blocks rather than taken from the content stream, because contracts put section
+numbers in a margin column (G-Cloud), definitions in two-column tables (Highways England
+NDA) and numbers on their own line (EDGAR exhibits). Pages without a text layer are read
+by OCR (ocr.py) and laid out by the same code, so the rest of the pipeline never knows.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from functools import cached_property
+
+import pymupdf
+
+from engine.ingest import ocr
+
+_SPACE_CHARS = frozenset(" \t\n\r\xa0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000")
+_DROPPED_CHARS = frozenset("\u200b\u200c\u200d\u2060\ufeff\ufffd")
+SOFT_HYPHEN = "\xad"
+_BOLD_FLAG = 16
+
+
+@dataclass(slots=True)
+class Word:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass
+class Row:
+    """One visual line of text on a page: words left to right."""
+
+    page: int
+    words: list[Word]
+    size: float
+    bold: bool
+
+    @cached_property
+    def x0(self) -> float:
+        return self.words[0].x0
+
+    @cached_property
+    def x1(self) -> float:
+        return self.words[-1].x1
+
+    @cached_property
+    def y0(self) -> float:
+        return min(w.y0 for w in self.words)
+
+    @cached_property
+    def y1(self) -> float:
+        return max(w.y1 for w in self.words)
+
+    @cached_property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+def page_rows(raw: dict, number: int, bounds: pymupdf.Rect) -> list[Row]:
+    """The rows of one page in reading order, from PyMuPDF's "rawdict" of its text.
+
+    The text is read with flags=0: MEDIABOX_CLIP drops whole glyphs near the left edge
+    ("ARTICLE 2" read as "LE 2"); characters off the page are filtered in _line_row instead.
+    """
+    blocks: list[list[tuple[Row, bool]]] = []
+    for block in raw["blocks"]:
+        if block.get("type") != 0:
+            continue
+        rows = []
+        for line in block["lines"]:
+            row = _line_row(line, number, bounds)
+            if row is not None:
+                horizontal = abs(line["dir"][1]) < 0.1 and line["dir"][0] > 0
+                rows.append((row, horizontal))
+        if rows:
+            blocks.append(rows)
+    # Rotated lines are margin stamps and watermarks, unless the whole page is rotated text.
+    keep_rotated = not any(horizontal for rows in blocks for _, horizontal in rows)
+    units: list[list[Row]] = []
+    for rows in blocks:
+        kept = [row for row, horizontal in rows if horizontal or keep_rotated]
+        if kept:
+            units.extend(_split_sparse(_merge_rows(kept)))
+    return _reading_order(units)
+
+
+def recognised_rows(page: pymupdf.Page, number: int) -> list[Row]:
+    """The rows of a scanned page, read by OCR: laid out level, boxed where they are printed."""
+    recognised = ocr.recognise(page)
+    rows = page_rows(recognised.raw, number, recognised.bounds)
+    return [Row(row.page, [_moved(word, recognised.to_page) for word in row.words], row.size, row.bold) for row in rows]
+
+
+def _moved(word: Word, matrix: pymupdf.Matrix) -> Word:
+    box = pymupdf.Rect(word.x0, word.y0, word.x1, word.y1) * matrix
+    return Word(word.text, box.x0, box.y0, box.x1, box.y1)
+
+
+def _line_row(line: dict, page: int, bounds: pymupdf.Rect) -> Row | None:
+    """Split a PyMuPDF line into words using its character boxes."""
+    words: list[Word] = []
+    sizes: list[float] = []
+    bold_chars = 0
+    all_chars = 0
+    current: list[str] = []
+    box: list[float] = []
+
+    def flush() -> None:
+        if current:
+            words.append(Word("".join(current), box[0], box[1], box[2], box[3]))
+            current.clear()
+            box.clear()
+
+    for span in line["spans"]:
+        is_bold = bool(span["flags"] & _BOLD_FLAG) or "bold" in span["font"].lower()
+        for char in span["chars"]:
+            c = char["c"]
+            if c in _SPACE_CHARS:
+                flush()
+                continue
+            if c in _DROPPED_CHARS or "\ue000" <= c <= "\uf8ff":
+                continue
+            if c == SOFT_HYPHEN:
+                c = "-"
+            x0, y0, x1, y1 = char["bbox"]
+            if not (bounds.x0 <= (x0 + x1) / 2 <= bounds.x1 and bounds.y0 <= (y0 + y1) / 2 <= bounds.y1):
+                continue  # printed off the page
+            if current:
+                box[0], box[1] = min(box[0], x0), min(box[1], y0)
+                box[2], box[3] = max(box[2], x1), max(box[3], y1)
+            else:
+                box.extend((x0, y0, x1, y1))
+            current.append(c)
+            sizes.append(span["size"])
+            all_chars += 1
+            bold_chars += is_bold
+    flush()
+    if not words:
+        return None
+    return Row(page, words, statistics.median(sizes), bold_chars * 2 > all_chars)
+
+
+def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
+    """Vertical overlap of two spans as a share of the shorter one."""
+    shorter = max(min(a1 - a0, b1 - b0), 0.1)
+    return max(0.0, min(a1, b1) - max(a0, b0)) / shorter
+
+
+def _merge_rows(rows: list[Row]) -> list[Row]:
+    """Join lines of one block that sit side by side (a number and its heading)."""
+    rows = sorted(rows, key=lambda r: (r.y0, r.x0))
+    merged: list[Row] = []
+    for row in rows:
+        if merged and _overlap(merged[-1].y0, merged[-1].y1, row.y0, row.y1) > 0.5:
+            last = merged[-1]
+            words = sorted(last.words + row.words, key=lambda w: w.x0)
+            merged[-1] = Row(last.page, words, max(last.size, row.size), last.bold and row.bold)
+        else:
+            merged.append(row)
+    return merged
+
+
+def _split_sparse(rows: list[Row]) -> list[list[Row]]:
+    """Split a block at large vertical gaps: a margin column of numbers is many units."""
+    units: list[list[Row]] = [[rows[0]]]
+    for previous, row in zip(rows, rows[1:]):
+        height = max(previous.y1 - previous.y0, 1.0)
+        if row.y0 - previous.y1 > 1.2 * height:
+            units.append([row])
+        else:
+            units[-1].append(row)
+    return units
+
+
+def _reading_order(units: list[list[Row]]) -> list[Row]:
+    """Order blocks top to bottom; blocks starting on the same line read left to right.
+
+    Single-line blocks that start on the same line as others (a margin number, a tabbed
+    heading, a page number in a table of contents) are joined into one row with the first
+    line of the block to their right, so "4.6" and "Liability" become "4.6 Liability".
+    """
+    units = _split_at_margin_labels(units)
+    units.sort(key=lambda u: (u[0].y0, u[0].x0))
+    bands: list[list[list[Row]]] = []
+    for unit in units:
+        top = unit[0]
+        if bands and any(_overlap(u[0].y0, u[0].y1, top.y0, top.y1) > 0.5 for u in bands[-1]):
+            bands[-1].append(unit)
+        else:
+            bands.append([unit])
+    ordered: list[Row] = []
+    for band in bands:
+        band.sort(key=lambda u: u[0].x0)
+        pending: list[Row] = []
+        for unit in band:
+            if len(unit) == 1:
+                pending.append(unit[0])
+                continue
+            ordered.append(_join(pending + [unit[0]]))
+            ordered.extend(unit[1:])
+            pending = []
+        if pending:
+            ordered.append(_join(pending))
+    return ordered
+
+
+def _split_at_margin_labels(units: list[list[Row]]) -> list[list[Row]]:
+    """Cut a paragraph block where a short label in the left margin lines up with one of
+    its rows: that row starts a numbered clause ("1.8" beside "By signing ...")."""
+    labels = [u[0] for u in units if len(u) == 1 and len(u[0].text) <= 12]
+    if not labels:
+        return units
+    result: list[list[Row]] = []
+    for unit in units:
+        if len(unit) == 1:
+            result.append(unit)
+            continue
+        cuts = [
+            index
+            for index, row in enumerate(unit[1:], start=1)
+            if any(
+                label.x1 <= row.x0 and _overlap(label.y0, label.y1, row.y0, row.y1) > 0.5
+                for label in labels
+            )
+        ]
+        for start, end in zip([0] + cuts, cuts + [len(unit)]):
+            result.append(unit[start:end])
+    return result
+
+
+def _join(rows: list[Row]) -> Row:
+    if len(rows) == 1:
+        return rows[0]
+    words = [w for row in rows for w in row.words]
+    return Row(rows[0].page, words, max(r.size for r in rows), all(r.bold for r in rows))
+
