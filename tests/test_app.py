@@ -238,6 +238,6 @@ def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sa
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value("Which contracts are governed by English law?").run()
     assert not at.exception, at.exception
-    assert any(m.value == "**3 of 3 contracts** governed by the law of England." for m in at.markdown)
+    assert any(m.value == "**3 of 3 contracts** governed by the law of England and Wales." for m in at.markdown)
     assert at.button(key="cite-0-1").label.startswith("[1] Section 10 · p. 2")
     assert at.get("download_button")  # the export includes the list

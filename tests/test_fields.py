@@ -21,7 +21,7 @@ from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_
         ("accepted by Company in the State of Nevada and shall be governed by and construed in accordance with the laws thereof", "Nevada"),
         ("governed by the laws of the United States of America and of the State of Texas", "Texas"),
         ("shall be governed by PRC Laws", "People's Republic of China"),
-        ("is governed by and construed in accordance with English law", "England"),
+        ("is governed by and construed in accordance with English law", "England and Wales"),
         ("governed by the laws of England and Wales", "England and Wales"),
         ("It will be governed by the law of the People\u2019s Republic of China", "People's Republic of China"),
         ("This agreement will be construed in accordance with the laws of Papua New Guinea", "Papua New Guinea"),
@@ -49,7 +49,7 @@ def fields_of(library, path):
 
 def test_the_governing_law_keeps_its_clause_page_and_words(sample_library):
     law = fields_of(sample_library, MUTUAL_NDA).governing_law
-    assert (law.value, law.ref, law.page) == ("England", "10", 2)
+    assert (law.value, law.ref, law.page) == ("England and Wales", "10", 2)
     assert law.quote == "This Agreement is governed by, and is to be construed in accordance with, English law."
     assert fields_of(sample_library, GCLOUD).governing_law.value == "England and Wales"
     assert fields_of(sample_library, GCLOUD).governing_law.ref == "8.7"
