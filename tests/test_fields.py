@@ -195,3 +195,12 @@ def test_the_dates_and_renewal_of_a_cuad_contract_match_the_lawyers_labels():
     assert (fields.expiration.value, fields.expiration.ref) == ("5/22/02", "10.1")  # two years from the Effective Date
     assert (fields.renewal_term.value, fields.renewal_term.ref) == ("successive 1 year", "10.1")
     assert " ".join(fields.renewal_term.quote.split()).startswith("This agreement shall automatically renew for additional successive terms of twelve (12) months")
+
+
+def test_the_kind_of_agreement_is_a_family_never_leftover_title_words():
+    from engine.fields.doctype import document_type
+
+    assert document_type("TRADEMARK LICENSE AGREEMENT") == "License"
+    assert document_type("NETWORK AFFLIATE AGREEMENT") == "Affiliate"  # misspelt in the filing
+    assert document_type("NOVEMBER 1, 2002, RATE FT-A AGREEMENT", "This agreement for firm transportation service ...") == "Transportation"
+    assert document_type("JIANGSU TELECOM AGREEMENT") == document_type("FORM OF") == ""  # a party's name is not a kind
