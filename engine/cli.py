@@ -43,11 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     show = commands.add_parser("show", parents=[common], help="show one contract's clause graph")
-    show.add_argument("doc", metavar="DOC", help="file name or doc_id prefix")
+    show.add_argument("doc", metavar="DOC", help="file name, a unique prefix of it, or a doc_id prefix")
     show.add_argument("--json", action="store_true", help="print JSON")
 
     delete = commands.add_parser("delete", parents=[common], help="remove a contract and all its rows")
-    delete.add_argument("doc", metavar="DOC", help="file name or doc_id prefix")
+    delete.add_argument("doc", metavar="DOC", help="file name, a unique prefix of it, or a doc_id prefix")
 
     evaluate = commands.add_parser("eval", parents=[common], help="run a question file and print its scores")
     evaluate.add_argument("--questions", required=True, metavar="FILE", help="question file (../shared/bench/FORMAT.md)")
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
 
     ask = commands.add_parser("ask", parents=[common], help="answer a question with cited quotes, or abstain")
     ask.add_argument("question", metavar="QUESTION")
-    ask.add_argument("--doc", action="append", metavar="DOC", help="a contract in scope (file name or doc_id prefix); repeat for more; default all")
+    ask.add_argument("--doc", action="append", metavar="DOC", help="a contract in scope (file name, a unique prefix of it, or a doc_id prefix); repeat for more; default all")
     ask.add_argument("--llm", default="none", help="none (extractive answer), ollama:MODEL or openai:URL#MODEL")
     ask.add_argument("--mode", default="graph", choices=["keyword", "vector", "hybrid", "graph"])
     ask.add_argument("--json", action="store_true", help="print the harness output object (../shared/bench/FORMAT.md)")

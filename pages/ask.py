@@ -78,7 +78,11 @@ def ask_page() -> None:
         with st.chat_message("user"):
             st.markdown(answer.query.question if isinstance(answer, Enumeration) else answer.question)
         with st.chat_message("assistant"):
-            show_enumeration(answer, turn) if isinstance(answer, Enumeration) else show_answer(answer, turn)
+            # a statement, not a conditional expression: Streamlit's magic would print its value, None
+            if isinstance(answer, Enumeration):
+                show_enumeration(answer, turn)
+            else:
+                show_answer(answer, turn)
     if answers:
         left, right = st.columns([1, 1])
         left.download_button(

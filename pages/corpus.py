@@ -49,7 +49,7 @@ def corpus_page() -> None:
     names = {d.doc_id: d.file_name for d in documents}
     flagged = lib.flagged_categories()
     laws = Counter(f.governing_law.value if f.governing_law else "not stated" for f in fields)
-    kinds = Counter(f.document_type or "untitled" for f in fields)
+    kinds = Counter(f.document_type or "Other" for f in fields)
     top = st.columns(3)
     top[0].metric("Contracts", len(fields))
     top[1].metric("Governing law found", sum(1 for f in fields if f.governing_law))

@@ -216,7 +216,7 @@ def test_the_corpus_page_charts_the_library_and_traces_each_flag_to_its_sentence
     at = app_on(sample_library.settings.store_dir)
     at.switch_page("pages/corpus.py").run()
     assert not at.exception, at.exception
-    assert {m.label: m.value for m in at.metric} == {"Contracts": "3", "Governing law found": "3", "Jurisdictions": "2"}
+    assert {m.label: m.value for m in at.metric} == {"Contracts": "3", "Governing law found": "3", "Jurisdictions": "1"}  # England and Wales, however named
     assert len(at.get("plotly_chart")) == 2  # by law and by kind; none of the samples names an end date:
     assert any(c.value == "Expiry: no contract names an end date (not stated: 2 · perpetual: 1)." for c in at.caption)
     table = at.dataframe[0].value
@@ -238,6 +238,6 @@ def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sa
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value("Which contracts are governed by English law?").run()
     assert not at.exception, at.exception
-    assert any(m.value == "**3 of 3 contracts** governed by the law of England." for m in at.markdown)
+    assert any(m.value == "**3 of 3 contracts** governed by the law of England and Wales." for m in at.markdown)
     assert at.button(key="cite-0-1").label.startswith("[1] Section 10 · p. 2")
     assert at.get("download_button")  # the export includes the list

@@ -32,7 +32,7 @@ def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
     listing = sample_library.ask("Which contracts are governed by English law?").enumeration
     assert listing.searched == 3
     assert {(d.file, d.value) for d in listing.documents} == {
-        (MUTUAL_NDA.name, "England"), (HIGHWAYS_NDA.name, "England"), (GCLOUD.name, "England and Wales"),
+        (MUTUAL_NDA.name, "England and Wales"), (HIGHWAYS_NDA.name, "England and Wales"), (GCLOUD.name, "England and Wales"),
     }
     law = {d.file: d.citation for d in listing.documents}
     assert (law[HIGHWAYS_NDA.name].ref, law[HIGHWAYS_NDA.name].page) == ("8.1", 7)
@@ -48,7 +48,7 @@ def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
 def test_a_value_no_contract_has_is_reported_not_guessed(sample_library):
     listing = sample_library.ask("Which contracts are governed by Texas law?").enumeration
     assert listing.documents == []
-    assert listing.notes == ["no contract in scope is governed by Texas law; the laws found are: England, England and Wales"]
+    assert listing.notes == ["no contract in scope is governed by Texas law; the laws found are: England and Wales"]
     unknown = sample_library.ask("Which contracts are governed by Utopian law?").enumeration
     assert unknown.documents == [] and unknown.notes[0].startswith("Utopian law: no contract's governing law is known")
 
@@ -71,6 +71,6 @@ def test_the_cli_returns_the_complete_list_as_json(tmp_path):
     output = json.loads(result.stdout)
     assert [d["file"] for d in output["documents"]] == [MUTUAL_NDA.name, GCLOUD.name]
     first = output["documents"][0]
-    assert first["value"] == "England" and first["citation"]["page"] == 2
+    assert first["value"] == "England and Wales" and first["citation"]["page"] == 2
     assert first["citation"]["quote"].startswith("This Agreement is governed by, and is to be construed in accordance with, English law")
     assert output["citations"] == [d["citation"] for d in output["documents"]]

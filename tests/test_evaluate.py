@@ -109,3 +109,26 @@ def test_eval_answers_a_which_contracts_question_as_the_app_and_ask_do(tmp_path,
     assert listed == sorted([MUTUAL_NDA.name, HIGHWAYS_NDA.name, GCLOUD.name])  # all three samples: English law
     assert sorted({c["doc"] for c in line["citations"]}) == listed == sorted(c["doc"] for c in asked["citations"])
     assert line["abstained"] is False and len(line["citations"]) == len(listed)
+
+
+def test_quotes_are_scored_against_the_gold_spans_and_by_wording_style():
+    from engine.eval.scores import Citation, by_style
+
+    gold = "The Licensee may not assign this Agreement without the prior written consent of the Licensor."
+    questions = [
+        Question(id="a", docs=["d.pdf"], question="Can it be assigned?", style="cuad", evidence=[Evidence(text=gold, page=3)]),
+        Question(id="b", docs=["d.pdf"], question="transfer ok?", style="keyword", evidence=[Evidence(text=gold, page=3)]),
+        Question(id="c", docs=["d.pdf"], question="Is there a cap?", style="keyword", answerable=False),
+    ]
+    on_gold = Citation(doc="d.pdf", page=3, quote="may not assign this Agreement without the prior written consent")
+    beside = Citation(doc="d.pdf", page=4, quote="This Agreement is governed by the laws of Delaware.")
+    outputs = {
+        "a": Output(id="a", citations=[beside, on_gold]),  # answered; the first quote misses the gold span
+        "b": Output(id="b", abstained=True),  # a false abstention
+        "c": Output(id="c", abstained=True),
+    }
+    overall = score(questions, outputs)
+    assert (overall.first_quote_on_gold, overall.quotes_on_gold, overall.quotes_per_answer) == (0.0, 0.5, 2.0)
+    styles = by_style(questions, outputs)
+    assert list(styles) == ["cuad", "keyword"]
+    assert (styles["cuad"].false_abstain, styles["keyword"].false_abstain, styles["keyword"].abstain_recall) == (0.0, 1.0, 1.0)

@@ -21,7 +21,7 @@ from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_
         ("accepted by Company in the State of Nevada and shall be governed by and construed in accordance with the laws thereof", "Nevada"),
         ("governed by the laws of the United States of America and of the State of Texas", "Texas"),
         ("shall be governed by PRC Laws", "People's Republic of China"),
-        ("is governed by and construed in accordance with English law", "England"),
+        ("is governed by and construed in accordance with English law", "England and Wales"),
         ("governed by the laws of England and Wales", "England and Wales"),
         ("It will be governed by the law of the People\u2019s Republic of China", "People's Republic of China"),
         ("This agreement will be construed in accordance with the laws of Papua New Guinea", "Papua New Guinea"),
@@ -49,7 +49,7 @@ def fields_of(library, path):
 
 def test_the_governing_law_keeps_its_clause_page_and_words(sample_library):
     law = fields_of(sample_library, MUTUAL_NDA).governing_law
-    assert (law.value, law.ref, law.page) == ("England", "10", 2)
+    assert (law.value, law.ref, law.page) == ("England and Wales", "10", 2)
     assert law.quote == "This Agreement is governed by, and is to be construed in accordance with, English law."
     assert fields_of(sample_library, GCLOUD).governing_law.value == "England and Wales"
     assert fields_of(sample_library, GCLOUD).governing_law.ref == "8.7"
@@ -195,3 +195,12 @@ def test_the_dates_and_renewal_of_a_cuad_contract_match_the_lawyers_labels():
     assert (fields.expiration.value, fields.expiration.ref) == ("5/22/02", "10.1")  # two years from the Effective Date
     assert (fields.renewal_term.value, fields.renewal_term.ref) == ("successive 1 year", "10.1")
     assert " ".join(fields.renewal_term.quote.split()).startswith("This agreement shall automatically renew for additional successive terms of twelve (12) months")
+
+
+def test_the_kind_of_agreement_is_a_family_never_leftover_title_words():
+    from engine.fields.doctype import document_type
+
+    assert document_type("TRADEMARK LICENSE AGREEMENT") == "License"
+    assert document_type("NETWORK AFFLIATE AGREEMENT") == "Affiliate"  # misspelt in the filing
+    assert document_type("NOVEMBER 1, 2002, RATE FT-A AGREEMENT", "This agreement for firm transportation service ...") == "Transportation"
+    assert document_type("JIANGSU TELECOM AGREEMENT") == document_type("FORM OF") == ""  # a party's name is not a kind

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pyarrow as pa
 
 from engine.embed import Embedder
@@ -117,3 +118,12 @@ def test_rows_left_by_an_interrupted_ingest_are_removed_on_open(tmp_path):
     assert store.table("clauses").count_rows() == 1
     reopened = ClauseStore(tmp_path / "store")
     assert reopened.table("clauses").count_rows() == 0
+
+
+def test_a_contract_is_found_by_a_unique_prefix_of_its_file_name(sample_library):
+    from engine.errors import NotFoundError
+
+    assert sample_library.find("g-cloud").file_name == GCLOUD.name
+    assert sample_library.find("EXAMPLE-mutual").file_name == MUTUAL_NDA.name  # case aside, as the app's search
+    with pytest.raises(NotFoundError, match="no document matches 'Conformis'"):
+        sample_library.find("Conformis")

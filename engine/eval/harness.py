@@ -22,8 +22,10 @@ from engine.eval.scores import (
     Question,
     Scores,
     by_hops,
+    by_style,
     by_type,
     context_prefix,
+    format_styles,
     format_table,
     score,
     snippet_found,
@@ -52,6 +54,7 @@ class EvalReport(BaseModel):
     overall: Scores
     by_type: dict[str, Scores]
     by_hops: dict[str, Scores]
+    by_style: dict[str, Scores] = Field(default_factory=dict)
     misses: Misses
 
     def render(self, title: str) -> str:
@@ -76,6 +79,11 @@ class EvalReport(BaseModel):
                 lines.append(f"  of which {s.citations_without_text_layer} cite pages with no text layer (read by OCR), "
                              "which a check against the PDF's text layer cannot confirm")
             lines.append(f"answers whose citations quote every evidence snippet {s.citations_cover_all or 0:.3f}")
+        if s.first_quote_on_gold is not None:
+            lines.append(f"first quote on a gold span {s.first_quote_on_gold:.3f}, quotes on a gold span {s.quotes_on_gold:.3f} "
+                         f"({s.quotes_per_answer:.1f} quotes per answer)")
+        if self.by_style:
+            lines += ["", format_styles(self.by_style)]
         return "\n".join(lines)
 
 
@@ -149,6 +157,7 @@ def report(library: Library, questions: list[Question], outputs: dict[str, Outpu
         overall=score(questions, outputs, page_text),
         by_type=by_type(questions, outputs),
         by_hops=by_hops(questions, outputs),
+        by_style=by_style(questions, outputs),
         misses=classify_misses(library, questions, outputs, retrievals, mapping),
     )
 

@@ -41,6 +41,7 @@ class Question(BaseModel):
     hops: int = 1
     type: str = "clause"
     category: str | None = None
+    style: str | None = Field(default=None, description="how the question is worded (bench/phrasings): cuad, plain, legal, ...")
     evidence: list[Evidence] = Field(default_factory=list)
     answer: str | None = None
 
@@ -114,6 +115,9 @@ class Scores(BaseModel):
     citations_without_text_layer: int = 0  # quotes of pages read by OCR: a text-layer check cannot see them
     citation_page_accuracy: float | None = None
     citations_cover_all: float | None = None  # answerable questions whose every snippet some citation quotes
+    first_quote_on_gold: float | None = None  # answered answerable questions whose first quote is on a gold span
+    quotes_on_gold: float | None = None  # of all their quotes, the share on a gold span
+    quotes_per_answer: float | None = None
     p50_seconds: float | None = None
     p95_seconds: float | None = None
 
@@ -139,6 +143,7 @@ def score(
         result.recall[budget] = found / total if total else 0.0
         result.complete[budget] = complete / len(answerable) if answerable else 0.0
     _abstention(questions, outputs, result)
+    _quotes_on_gold(questions, outputs, result)
     if page_text is not None:
         _citations(questions, outputs, page_text, result)
     seconds = [o.seconds for o in outputs.values()]
@@ -149,14 +154,34 @@ def score(
 
 
 def _abstention(questions: list[Question], outputs: dict[str, Output], result: Scores) -> None:
-    if not any(o.abstained for o in outputs.values()):
-        return  # no answerer yet: abstention is not measured
+    if not any(o.abstained or o.answer is not None or o.citations for o in outputs.values()):
+        return  # retrieval only: abstention is not measured
     unanswerable = [q for q in questions if not q.answerable]
     answerable = [q for q in questions if q.answerable]
     if unanswerable:
         result.abstain_recall = sum(outputs[q.id].abstained for q in unanswerable if q.id in outputs) / len(unanswerable)
     if answerable:
         result.false_abstain = sum(outputs[q.id].abstained for q in answerable if q.id in outputs) / len(answerable)
+
+
+def _quotes_on_gold(questions: list[Question], outputs: dict[str, Output], result: Scores) -> None:
+    """Do the quotes answer, or only surround the answer? A quote is on a gold span when it
+    shares a word 5-gram with it after FORMAT.md's normalisation (issue 16)."""
+    answered = [
+        (q, outputs[q.id]) for q in questions
+        if q.answerable and q.evidence and q.id in outputs and not outputs[q.id].abstained and outputs[q.id].citations
+    ]
+    if not answered:
+        return
+    first = on_gold = quotes = 0
+    for question, output in answered:
+        hits = [any(quoted(e.text, [c.quote]) for e in question.evidence) for c in output.citations]
+        first += hits[0]
+        on_gold += sum(hits)
+        quotes += len(hits)
+    result.first_quote_on_gold = first / len(answered)
+    result.quotes_on_gold = on_gold / quotes
+    result.quotes_per_answer = quotes / len(answered)
 
 
 def _citations(questions, outputs, page_text, result: Scores) -> None:
@@ -208,6 +233,41 @@ def by_type(questions: list[Question], outputs: dict[str, Output]) -> dict[str, 
 
 def by_hops(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
     return breakdown(questions, outputs, lambda q: f"{q.hops} hop{'s' if q.hops != 1 else ''}")
+
+
+def by_style(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
+    """Scores per wording style, for question files that carry one (bench/phrasings)."""
+    if not any(q.style for q in questions):
+        return {}
+    return breakdown(questions, outputs, lambda q: q.style or "unstyled")
+
+
+def format_styles(rows: dict[str, Scores]) -> str:
+    """Recall, abstention and quoting per wording style, the worst style of each, and the gap
+    between cuad_dev's own wording and the others."""
+
+    def cell(value: float | None) -> str:
+        return f"{value:.3f}" if value is not None else "-"
+
+    columns = [
+        ("recall@4k", lambda s: s.recall.get(4000) if s.answerable else None, min),
+        ("false-abstain", lambda s: s.false_abstain, max),
+        ("abstain-recall", lambda s: s.abstain_recall, min),
+        ("first-on-gold", lambda s: s.first_quote_on_gold, min),
+        ("quotes-on-gold", lambda s: s.quotes_on_gold, min),
+    ]
+    header = f"{'by style':14} {'n':>6}" + "".join(f" {name:>14}" for name, _, _ in columns)
+    lines = [header, "-" * len(header)]
+    for name, s in rows.items():
+        lines.append(f"{name:14} {s.questions:>6}" + "".join(f" {cell(get(s)):>14}" for _, get, _ in columns))
+    worst = []
+    for name, get, pick in columns:
+        values = {style: get(s) for style, s in rows.items() if get(s) is not None}
+        if values:
+            style = pick(values, key=values.get)
+            worst.append(f"{name} {values[style]:.3f} ({style})")
+    lines.append("worst style: " + ", ".join(worst))
+    return "\n".join(lines)
 
 
 def format_table(title: str, rows: dict[str, Scores]) -> str:

@@ -1,8 +1,15 @@
-"""The kind of agreement, from its title: "TRADEMARK LICENSE AGREEMENT" -> "License"."""
+"""The kind of agreement, from its title: "TRADEMARK LICENSE AGREEMENT" -> "License".
+
+A title that names no family ("RATE FT-A AGREEMENT", "Contract No.: DDCX...") is read with the
+contract's opening words, which usually say what it is ("... this transportation agreement").
+A misspelt family ("AFFLIATE AGREEMENT") still counts. Nothing found is "" (shown as "Other"),
+never the title's leftover words: a party's name or "Form Of" is not a kind of agreement.
+"""
 
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 # Families analysts group contracts by, most specific first.
 FAMILIES = [
@@ -15,16 +22,28 @@ FAMILIES = [
     ("sponsor", "Sponsorship"), ("endorse", "Endorsement"), ("affiliate", "Affiliate"), ("marketing", "Marketing"),
     ("promotion", "Promotion"), ("transport", "Transportation"), ("service", "Services"), ("cooperation", "Cooperation"),
     ("intellectual property", "Intellectual Property"), ("framework", "Framework"), ("employment", "Employment"),
-    ("lease", "Lease"), ("tenancy", "Lease"), ("purchase", "Purchase"), ("sale", "Purchase"),
+    ("lease", "Lease"), ("tenancy", "Lease"), ("purchase", "Purchase"), ("sale", "Purchase"), ("joint filing", "Joint Filing"),
 ]
-_BEFORE_AGREEMENT = re.compile(r"([A-Za-z][A-Za-z&\- ]{1,60}?)\s+(?:AGREEMENT|CONTRACT)\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z]+")
+_TYPO_MIN_CUE = 6  # shorter cues ("sale", "agent") are too close to ordinary words to match loosely
+_TYPO_RATIO = 0.85
 
 
-def document_type(title: str) -> str:
-    """The agreement family its title names, else the words before "Agreement", else ""."""
-    lowered = title.lower()
+def document_type(title: str, opening: str = "") -> str:
+    """The agreement family its title names, else the one its opening words name, else ""."""
+    return _family(title.lower()) or _family(opening.lower()[:600], typos=False) or ""
+
+
+def _family(text: str, typos: bool = True) -> str | None:
     for cue, family in FAMILIES:
-        if cue in lowered:
+        if cue in text:
             return family
-    match = _BEFORE_AGREEMENT.search(title)
-    return match.group(1).strip().title() if match else ""
+    if not typos:
+        return None
+    words = _WORD.findall(text)
+    for cue, family in FAMILIES:
+        if " " in cue or len(cue) < _TYPO_MIN_CUE:
+            continue
+        if any(SequenceMatcher(None, word[: len(cue) + 1], cue).ratio() >= _TYPO_RATIO for word in words if len(word) >= len(cue) - 1):
+            return family
+    return None

@@ -109,7 +109,9 @@ def jurisdiction_in(sentence: str) -> str | None:
     governed = _GOVERNED_BY_LAWS.search(sentence)
     if not specific and not names and governed:
         names = [_name(m.group("name")) for m in _NAMED_LATER.finditer(sentence, governed.end())]
-    return (specific or names or [None])[0]
+    chosen = (specific or names or [None])[0]
+    # English law is the law of England and Wales: one jurisdiction, however a contract names it
+    return "England and Wales" if chosen == "England" else chosen
 
 
 def _name(written: str) -> str:

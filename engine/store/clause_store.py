@@ -207,15 +207,18 @@ class ClauseStore:
         return document_from_row(rows[0]) if rows else None
 
     def find_document(self, name: str) -> Document:
-        """A document by file name or doc_id prefix; a clear error if none or several match."""
+        """A document by file name, doc_id, or a unique prefix of either (`Conformis` for
+        `ConformisInc_...pdf`, case aside); a clear error if none or several match."""
         documents = self.documents()
         exact = [d for d in documents if d.file_name == name or d.doc_id == name]
-        matches = exact or [d for d in documents if d.doc_id.startswith(name.lower())] if name else []
+        prefix = name.lower()
+        by_prefix = [d for d in documents if d.doc_id.startswith(prefix) or d.file_name.lower().startswith(prefix)]
+        matches = (exact or by_prefix) if name else []
         if not matches:
             raise NotFoundError(f"no document matches {name!r}; `python -m engine list` shows what is in the store")
         if len(matches) > 1:
             names = ", ".join(f"{d.file_name} ({d.doc_id[:12]})" for d in matches[:5])
-            raise NotFoundError(f"{name!r} matches {len(matches)} documents: {names}; give more of the doc_id")
+            raise NotFoundError(f"{name!r} matches {len(matches)} documents: {names}; give more of the file name or doc_id")
         return matches[0]
 
     def clauses(self, doc_id: str) -> list[Clause]:
