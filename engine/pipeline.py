@@ -62,11 +62,11 @@ class QueryEngine:
         started = time.perf_counter()
         settings = settings or self.settings
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
-        names = {d.doc_id: d.file_name for d in self.store.documents()}
-        doc_ids = scope if scope else list(names)
+        doc_ids = scope if scope else [d.doc_id for d in self.store.documents()]
         query = field_query(question, presence_model().categories)
         if query is not None:
-            listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause)
+            names = {d.doc_id: d.file_name for d in self.store.documents()}
+            listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         graphs = self.retriever.graphs(doc_ids)
         plan = self.plan(question, graphs, filters, settings)
@@ -85,7 +85,8 @@ class QueryEngine:
             return plan
         return refine(plan, self.model.llm, graphs, (settings or self.settings).llm.plan_terms_shown)
 
-    def _clause(self, clause_id: str) -> Clause | None:
+    def clause(self, clause_id: str) -> Clause | None:
+        """A stored clause by id (its contract's graph is loaded once and kept)."""
         doc_id = clause_id.split(":", 1)[0]
         graphs = self.retriever.graphs([doc_id])
         return graphs[0].by_id.get(clause_id) if graphs else None

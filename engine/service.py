@@ -232,13 +232,9 @@ class Library:
 
     def cite_field(self, value: FieldValue) -> Citation | None:
         """A field value's sentence as a checked citation, for the viewer."""
-        clause = self._clause_by_id(value.clause_id)
+        clause = self.engine.clause(value.clause_id)
         citation = self.citer.cite(clause, value.quote) if clause is not None else None
         return citation.model_copy(update={"number": 1}) if citation else None
-
-    def _clause_by_id(self, clause_id: str) -> Clause | None:
-        doc_id = clause_id.split(":", 1)[0]
-        return self.graph(doc_id).by_id.get(clause_id)
 
     def graph(self, doc_id: str) -> DocGraph:
         """One contract's clause graph (loaded once and kept)."""

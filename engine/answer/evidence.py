@@ -17,7 +17,6 @@ from models.clause import Clause
 from models.retrieval import Passage, Retrieval
 
 
-
 @dataclass
 class Sentence:
     passage: Passage

@@ -32,7 +32,7 @@ from engine.eval.scores import (
 )
 from engine.llm import parse_llm
 from engine.service import Library
-from engine.settings import PROJECT_ROOT, Settings
+from engine.settings import PROJECT_ROOT
 from engine.store.graphcache import DocGraph
 from engine.text.normalise import normalise
 from models.retrieval import Mode, Retrieval
@@ -120,7 +120,6 @@ def run(
     mode: Mode,
     out: Path | None = None,
     answer: bool = False,
-    settings: Settings | None = None,
 ) -> tuple[dict[str, Output], dict[str, Retrieval]]:
     """Every question through the app's own pipeline (`QueryEngine.run`): retrieval, and the
     answer when `answer` is set; an enumeration question is answered from the contract fields,
@@ -136,7 +135,7 @@ def run(
         for question in questions:
             started = time.perf_counter()
             doc_ids = [mapping[d] for d in question.docs]
-            result = library.engine.run(question.question, doc_ids, settings=settings, mode=mode, answer=answer)
+            result = library.engine.run(question.question, doc_ids, mode=mode, answer=answer)
             output = to_output(question.id, result, reverse.__getitem__)
             output.seconds = round(time.perf_counter() - started, 4)
             outputs[question.id] = output

@@ -24,7 +24,7 @@ def to_output(question_id: str, result: QueryResult, doc_name: DocName) -> Outpu
     if answer is None:
         return Output(**stamp, context=context)
     return Output(
-        **stamp | {"seconds": answer.seconds},
+        **stamp,
         abstained=answer.abstained,
         answer=None if answer.abstained else answer.text(),
         context=context,
