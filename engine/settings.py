@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.errors import ClausegraphError
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_STORE = PROJECT_ROOT / "data" / "store"
 SAMPLES_DIR = PROJECT_ROOT / "data" / "samples"
@@ -152,8 +154,10 @@ class Settings(BaseModel):
         canonical = json.dumps(values, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
-    def label(self) -> str:
-        return f"{self.preset} ({self.fingerprint()})"
+
+class PresetError(ClausegraphError):
+    """A preset that cannot be loaded. Not a ValueError, so pydantic passes it through as it is
+    and the CLI and the app show its message like any other user error."""
 
 
 def presets() -> list[str]:
@@ -165,14 +169,14 @@ def presets() -> list[str]:
 def _preset_file(name: str) -> dict:
     path = PRESETS_DIR / f"{name}.json"
     if not path.is_file():
-        raise ValueError(f"no preset named {name!r}; the presets are: {', '.join(presets())}")
+        raise PresetError(f"no preset named {name!r}; the presets are: {', '.join(presets())}")
     return json.loads(path.read_text())
 
 
 def load_preset(name: str, _seen: tuple[str, ...] = ()) -> dict:
     """A preset's values, with those of the preset it extends underneath."""
     if name in _seen:
-        raise ValueError(f"preset {name!r} extends itself through {' -> '.join(_seen)}")
+        raise PresetError(f"preset {name!r} extends itself through {' -> '.join(_seen)}")
     values = dict(_preset_file(name))
     base = values.pop("extends", None)
     return _merge(load_preset(base, (*_seen, name)), values) if base else values

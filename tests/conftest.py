@@ -108,6 +108,7 @@ TIERS = {
     "test_retrieval.py": "integration",
     "test_retrieval_stages.py": "integration",
     "test_phrasings.py": "unit",
+    "test_settings.py": "unit",
     "test_store.py": "integration",
     "test_app.py": "e2e",
     "test_browser.py": "e2e",

@@ -39,9 +39,6 @@ def library() -> Library:
     except ClausegraphError as error:
         st.error(f"The contract library cannot be opened: {error}", icon=":material/error:")
         st.stop()
-    except ValueError as error:  # an unknown preset name
-        st.error(f"The settings cannot be loaded: {error}", icon=":material/error:")
-        st.stop()
 
 
 def library_documents(lib: Library) -> list[Document] | None:

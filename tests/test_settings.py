@@ -1,0 +1,37 @@
+"""Settings come from preset files: the default preset, single values overridden, a hash of
+every value that changes results, and a clear error for a preset that does not exist."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.cli import main
+from engine.settings import PRESETS_DIR, PresetError, Settings
+
+
+def test_the_default_settings_are_the_default_preset_file():
+    values = json.loads((PRESETS_DIR / "default.json").read_text())
+    settings = Settings()
+    assert settings.preset == "default"
+    assert settings.model_dump(mode="json", exclude={"preset", "store_dir"}) == values
+
+
+def test_a_single_value_is_overridden_and_the_rest_kept():
+    changed = Settings(retrieval={"budget": 4000})
+    assert changed.retrieval.budget == 4000
+    assert changed.retrieval.decay == Settings().retrieval.decay and changed.answer == Settings().answer
+
+
+def test_the_fingerprint_names_the_values_not_the_store():
+    default = Settings().fingerprint()
+    assert Settings(store_dir="/tmp/elsewhere").fingerprint() == default
+    assert Settings(answer={"abstain": {"threshold": 0.5}}).fingerprint() != default
+
+
+def test_an_unknown_preset_is_a_clear_error(capsys):
+    with pytest.raises(PresetError, match="no preset named 'nope'; the presets are: default"):
+        Settings(preset="nope")
+    assert main(["--preset", "nope", "list"]) == 1
+    assert capsys.readouterr().err == "error: no preset named 'nope'; the presets are: default\n"
