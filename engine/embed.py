@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -93,6 +94,10 @@ class Embedder:
                 break
         return windows
 
+    def encode_question(self, question: str) -> np.ndarray:
+        """One question's vector; the planner and the retriever both need it, so it is kept."""
+        return _question_vector(self, question)
+
     def encode(self, texts: list[str], progress: ProgressCallback | None = None) -> np.ndarray:
         """Normalised embeddings, one row per text, reporting progress batch by batch."""
         if not texts:
@@ -115,3 +120,10 @@ class Embedder:
             if progress:
                 progress(min(start + self.batch_size, len(texts)), len(texts))
         return vectors
+
+
+@lru_cache(maxsize=256)
+def _question_vector(embedder: Embedder, question: str) -> np.ndarray:
+    vector = embedder.encode([question])[0]
+    vector.setflags(write=False)
+    return vector

@@ -22,6 +22,7 @@ from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.llm import LocalModel
 from engine.query.field_query import field_query
+from engine.query.meaning import QuestionModel, question_model, with_meaning
 from engine.query.plan import make_plan
 from engine.query.plan_llm import refine
 from engine.query.retriever import Retriever
@@ -44,6 +45,7 @@ class QueryEngine:
         self.fields = fields
         self.settings = settings
         self.model: LocalModel | None = None  # plans and writes answers when set; else rules and extractive answers
+        self.meaning: QuestionModel = question_model()  # what a question is about; a benchmark swaps in a fold's model
 
     def run(
         self,
@@ -80,10 +82,13 @@ class QueryEngine:
 
     def plan(self, question: str, graphs: list[DocGraph], filters: Filters | None, settings: Settings | None = None) -> QueryPlan:
         """The rules' plan, with a local model's checked proposals when one is set."""
+        settings = settings or self.settings
         plan = make_plan(question, graphs, filters)
+        guesses = self.meaning.guess(question, self.retriever.embedder.encode_question(question))
+        plan = with_meaning(plan, guesses, self.meaning.lexicon, settings.retrieval)
         if self.model is None:
             return plan
-        return refine(plan, self.model.llm, graphs, (settings or self.settings).llm.plan_terms_shown)
+        return refine(plan, self.model.llm, graphs, settings.llm.plan_terms_shown)
 
     def clause(self, clause_id: str) -> Clause | None:
         """A stored clause by id (its contract's graph is loaded once and kept)."""

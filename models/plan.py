@@ -46,12 +46,21 @@ class TermMention(BaseModel):
     clause_id: str  # its defining clause
 
 
+class CategoryGuess(BaseModel):
+    """A CUAD category the question is about, by meaning (engine/query/meaning.py)."""
+
+    category: str
+    probability: float = Field(ge=0.0, le=1.0)
+    words: list[str] = Field(default_factory=list, description="the words contracts use for it (the model's lexicon)")
+
+
 class QueryPlan(BaseModel):
     question: str
     scope: list[str] = Field(description="doc_ids the question is about")
     filters: Filters = Field(default_factory=Filters)
     intent: Intent = Intent.LOOKUP
     topics: list[ClauseType] = Field(default_factory=list, description="clause types the question is about (soft)")
+    categories: list[CategoryGuess] = Field(default_factory=list, description="CUAD categories by meaning, likeliest first")
     sections: list[SectionMention] = Field(default_factory=list)
     terms: list[TermMention] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list, description="the question's own search words and the terms it uses")

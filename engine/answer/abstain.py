@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import math
 
-from engine.answer.evidence import Evidence
+from engine.answer.evidence import Evidence, Sentence
+from engine.fields.presence import contract_sentences, presence_model
 from engine.answer.question_words import contract_fact
 from engine.settings import AbstainSettings
-from engine.text.matching import stems
+from engine.text.matching import stem, stems
 
 ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank
 
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
+    "category_probability", "category_evidence", "stated_by_meaning",
 )
+#: Categories every contract states (its name, its parties, its date), recognised by meaning.
+STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
 
 
 def support(calibration: AbstainSettings, features: dict[str, float]) -> float:
@@ -52,6 +56,7 @@ def features(evidence: Evidence) -> dict[str, float]:
     heaviest = max(weights.values(), default=0.0) or 1.0
     missing = [w for s, w in weights.items() if s not in evidence.scope_stems]
     return {
+        **meaning_features(evidence, sentences),
         "contract_fact": 1.0 if contract_fact(retrieval.plan.question) in ALWAYS_STATED else 0.0,
         "rarest_on_top": 1.0 if rarest is not None and any(rarest in found for found in top_stems) else 0.0,
         "missing_rare": max(missing, default=0.0) / heaviest,
@@ -64,6 +69,29 @@ def features(evidence: Evidence) -> dict[str, float]:
         "topic_in_scope": (1.0 if in_scope else 0.0) if topics else 0.5,
         "topic_on_top": (1.0 if on_top else 0.0) if topics else 0.5,
         "keyword_first": 1.0 if first is not None and first.why.arms.get("keyword", 99) <= 2 else 0.0,
+    }
+
+
+def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str, float]:
+    """Features that do not depend on the question's words: how sure the question model is of
+    the category, whether the top sentences are of that category (by the presence classifier,
+    or by the category's lexicon where it has none), and whether it is a fact every contract states."""
+    guesses = evidence.retrieval.plan.categories
+    if not guesses:
+        return {"category_probability": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0}
+    top = guesses[0]
+    model = presence_model()
+    if top.category in model.categories and sentences:
+        column = model.categories.index(top.category)
+        scored = contract_sentences([(s.clause, s.start, s.end) for s in sentences])
+        found = float(model.scores(scored)[:, column].max()) if scored else 0.0
+    else:
+        lexicon = {stem(w) for w in top.words}
+        found = max((len(lexicon & stems(s.text)) / len(lexicon) for s in sentences), default=0.0) if lexicon else 0.0
+    return {
+        "category_probability": top.probability,
+        "category_evidence": top.probability * found,
+        "stated_by_meaning": sum(g.probability for g in guesses if g.category in STATED_CATEGORIES),
     }
 
 

@@ -31,6 +31,7 @@ from engine.eval.scores import (
     snippet_found,
 )
 from engine.llm import parse_llm
+from engine.query.meaning import QuestionModel
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
 from engine.store.graphcache import DocGraph
@@ -120,10 +121,14 @@ def run(
     mode: Mode,
     out: Path | None = None,
     answer: bool = False,
+    fold_models: dict[str, QuestionModel] | None = None,
 ) -> tuple[dict[str, Output], dict[str, Retrieval]]:
     """Every question through the app's own pipeline (`QueryEngine.run`): retrieval, and the
     answer when `answer` is set; an enumeration question is answered from the contract fields,
-    as the app answers it. Returns the output lines and the retrievals (none for enumerations)."""
+    as the app answers it. Returns the output lines and the retrievals (none for enumerations).
+
+    `fold_models`: wording style -> a question model trained without that style; a question
+    of the style is read by it, so the figures are cross-validated by wording."""
     outputs: dict[str, Output] = {}
     retrievals: dict[str, Retrieval] = {}
     reverse = {doc_id: doc for doc, doc_id in mapping.items()}
@@ -131,8 +136,10 @@ def run(
     library.embedder.encode(["warm up"])
     library.retriever.graphs(sorted(set(mapping.values())))
     handle = out.open("w") if out else None
+    shipped = library.engine.meaning
     try:
         for question in questions:
+            library.engine.meaning = (fold_models or {}).get(question.style or "", shipped)
             started = time.perf_counter()
             doc_ids = [mapping[d] for d in question.docs]
             result = library.engine.run(question.question, doc_ids, mode=mode, answer=answer)
@@ -144,9 +151,18 @@ def run(
             if handle:
                 handle.write(output.model_dump_json() + "\n")
     finally:
+        library.engine.meaning = shipped
         if handle:
             handle.close()
     return outputs, retrievals
+
+
+def load_fold_models(folder: Path) -> dict[str, QuestionModel]:
+    """`<style>.npz` files of a folder (bench/phrasings/folds.py writes them), by style."""
+    models = {path.stem: QuestionModel(path) for path in sorted(folder.glob("*.npz"))}
+    if not models:
+        raise FileNotFoundError(f"no question models (<style>.npz) in {folder}")
+    return models
 
 
 def report(library: Library, questions: list[Question], outputs: dict[str, Output], retrievals: dict[str, Retrieval], mapping: dict[str, str], mode: Mode) -> EvalReport:
@@ -213,7 +229,10 @@ def main(args, library: Library) -> int:
     mapping = ensure_documents(library, questions, data_dir)
     mode = Mode(args.mode)
     library.use_llm(parse_llm(args.llm))
-    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answer=not args.no_answer)
+    folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
+    if folds:
+        print(f"cross-validated by wording: questions of style {', '.join(folds)} are read by a question model trained without it")
+    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answer=not args.no_answer, fold_models=folds)
     result = report(library, questions, outputs, retrievals, mapping, mode)
     print(f"settings: preset {library.settings.preset}, hash {library.settings.fingerprint()}")
     enumerations = len(outputs) - len(retrievals)

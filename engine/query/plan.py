@@ -89,7 +89,7 @@ SYNONYMS: dict[str, list[str]] = {
     "last": ["term", "duration", "continue", "expire"],
     "run": ["term", "duration", "continue"],
 }
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     """a an and are as at be been being but by can could did do does doing for from had has have having
     he her here hers him his how i if in into is it its may might must no nor not of on or our out over
     shall she should so some such than that the their them then there these they this those through to
@@ -173,7 +173,7 @@ def keywords(question: str, terms: Iterable[str] = ()) -> tuple[list[str], list[
     words = [w.lower().strip("'’") for w in _WORD.findall(question)]
     found: dict[str, None] = {}
     for word in words:
-        if word in _STOPWORDS or len(word) < 2:
+        if word in STOPWORDS or len(word) < 2:
             continue
         found[re.sub(r"['’]s$", "", word)] = None
     for term in terms:
