@@ -30,7 +30,7 @@ from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
 from models.clause import Clause
-from models.plan import Filters, QueryPlan
+from models.plan import CategoryGuess, Filters, QueryPlan
 from models.result import QueryResult
 from models.retrieval import Mode
 
@@ -65,13 +65,14 @@ class QueryEngine:
         settings = settings or self.settings
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
         doc_ids = scope if scope else [d.doc_id for d in self.store.documents()]
-        query = field_query(question, presence_model().categories)
+        meant = self.meant(question)
+        query = field_query(question, presence_model().categories, meant, settings.retrieval.category_min)
         if query is not None:
             names = {d.doc_id: d.file_name for d in self.store.documents()}
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         graphs = self.retriever.graphs(doc_ids)
-        plan = self.plan(question, graphs, filters, settings)
+        plan = self.plan(question, graphs, filters, settings, meant)
         retrieval = self.retriever.retrieve(plan, settings.retrieval, mode, budget, graphs)
         result = QueryResult(**stamp, plan=plan, retrieval=retrieval)
         if answer:
@@ -80,12 +81,18 @@ class QueryEngine:
         result.seconds = round(time.perf_counter() - started, 3)
         return result
 
-    def plan(self, question: str, graphs: list[DocGraph], filters: Filters | None, settings: Settings | None = None) -> QueryPlan:
-        """The rules' plan, with a local model's checked proposals when one is set."""
+    def meant(self, question: str) -> list[CategoryGuess]:
+        """The CUAD categories the question is likely about, by meaning."""
+        return self.meaning.guess(question, self.retriever.embedder.encode_question(question))
+
+    def plan(
+        self, question: str, graphs: list[DocGraph], filters: Filters | None, settings: Settings | None = None,
+        meant: list[CategoryGuess] | None = None,
+    ) -> QueryPlan:
+        """The rules' plan with what the question means, and a local model's checked proposals when one is set."""
         settings = settings or self.settings
         plan = make_plan(question, graphs, filters)
-        guesses = self.meaning.guess(question, self.retriever.embedder.encode_question(question))
-        plan = with_meaning(plan, guesses, self.meaning.lexicon, settings.retrieval)
+        plan = with_meaning(plan, meant if meant is not None else self.meant(question), self.meaning.lexicon, settings.retrieval)
         if self.model is None:
             return plan
         return refine(plan, self.model.llm, graphs, settings.llm.plan_terms_shown)

@@ -110,6 +110,7 @@ TIERS = {
     "test_phrasings.py": "unit",
     "test_settings.py": "unit",
     "test_store.py": "integration",
+    "test_wording.py": "integration",
     "test_app.py": "e2e",
     "test_browser.py": "e2e",
     "test_cli.py": "e2e",
@@ -131,6 +132,7 @@ TEST_TIERS = {
     "test_plan.py::test_model_specs": "unit",
     "test_plan.py::test_a_bad_model_spec_is_a_clear_error": "unit",
     "test_enumerate.py::test_the_cli_returns_the_complete_list_as_json": "e2e",
+    "test_wording.py::test_a_request_over_many_contracts_is_recognised_by_its_form_and_its_topic_by_meaning": "unit",
 }
 TESTS_DIR = Path(__file__).parent
 

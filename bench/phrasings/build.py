@@ -344,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-question", type=int, default=None, metavar="K",
                         help="phrasings per cuad_dev question and per (NDA, hypothesis) (default: all)")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="render only the first N ContractNLI NDAs")
+    parser.add_argument("--every", type=int, default=1, metavar="N",
+                        help="a sample: keep every Nth contract (and NDA) in file-name order, and write their ids to sample_docs.txt")
     args = parser.parse_args(argv)
     out = args.out if args.out.is_absolute() else ROOT / args.out
     shared = args.shared
@@ -357,6 +359,13 @@ def main(argv: list[str] | None = None) -> int:
         "enumeration.jsonl": build_enumeration(shared, labels, stats),
         "contractnli_dev.jsonl": build_contractnli(shared, out, args.per_question, args.limit, stats),
     }
+    if args.every > 1:  # a reproducible sample of contracts; the enumeration keeps all (it asks over all of them)
+        for name in ("cuad_phrasings.jsonl", "contractnli_dev.jsonl"):
+            kept = set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
+            files[name] = [r for r in files[name] if r["docs"][0] in kept]
+        sample = sorted({Path(r["docs"][0]).stem for r in files["cuad_phrasings.jsonl"]})
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sample_docs.txt").write_text("\n".join(sample) + "\n")
     first = ("id", "docs", "question", "answerable", "hops", "type", "evidence", "answer")
     for name, rows in files.items():
         write_jsonl(out / name, [{**{k: r[k] for k in first}, **r} for r in rows])

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 
 from engine.answer.evidence import Evidence, Sentence
-from engine.fields.presence import contract_sentences, presence_model
 from engine.answer.question_words import contract_fact
 from engine.settings import AbstainSettings
+from models.plan import CategoryGuess
 from engine.text.matching import stem, stems
 
 ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank
@@ -24,7 +24,7 @@ ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an 
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
-    "category_probability", "category_evidence", "stated_by_meaning",
+    "category_probability", "category_found", "category_evidence", "stated_by_meaning",
 )
 #: Categories every contract states (its name, its parties, its date), recognised by meaning.
 STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
@@ -74,25 +74,31 @@ def features(evidence: Evidence) -> dict[str, float]:
 
 def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str, float]:
     """Features that do not depend on the question's words: how sure the question model is of
-    the category, whether the top sentences are of that category (by the presence classifier,
-    or by the category's lexicon where it has none), and whether it is a fact every contract states."""
+    the category, whether the top sentences are of the categories it guessed (by the presence
+    classifier, or by the category's lexicon where it has none), weighted by its probabilities,
+    and whether it is a fact every contract states."""
     guesses = evidence.retrieval.plan.categories
     if not guesses:
-        return {"category_probability": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0}
-    top = guesses[0]
-    model = presence_model()
-    if top.category in model.categories and sentences:
-        column = model.categories.index(top.category)
-        scored = contract_sentences([(s.clause, s.start, s.end) for s in sentences])
-        found = float(model.scores(scored)[:, column].max()) if scored else 0.0
-    else:
-        lexicon = {stem(w) for w in top.words}
-        found = max((len(lexicon & stems(s.text)) / len(lexicon) for s in sentences), default=0.0) if lexicon else 0.0
+        return {"category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0}
+    found = [_category_found(evidence, g, sentences) for g in guesses]
     return {
-        "category_probability": top.probability,
-        "category_evidence": top.probability * found,
+        "category_probability": guesses[0].probability,
+        "category_found": found[0],
+        "category_evidence": sum(g.probability * f for g, f in zip(guesses, found)),
         "stated_by_meaning": sum(g.probability for g in guesses if g.category in STATED_CATEGORIES),
     }
+
+
+def _category_found(evidence: Evidence, guess: CategoryGuess, sentences: list[Sentence]) -> float:
+    """How surely the best of `sentences` is of the guessed category."""
+    if not sentences:
+        return 0.0
+    scores = evidence.category_scores(guess.category)
+    if scores is not None:
+        chosen = {id(s) for s in sentences}
+        return max((score for s, score in zip(evidence.sentences, scores) if id(s) in chosen), default=0.0)
+    lexicon = {stem(w) for w in guess.words}
+    return max((len(lexicon & stems(s.text)) / len(lexicon) for s in sentences), default=0.0) if lexicon else 0.0
 
 
 def decide(evidence: Evidence) -> tuple[bool, float]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from engine.fields.presence import contract_sentences, presence_model
 from engine.store.graphcache import DocGraph
 from engine.answer.question_words import QuestionWords
 from engine.settings import AnswerSettings
@@ -39,6 +40,7 @@ class Evidence:
     words: QuestionWords
     settings: AnswerSettings  # the answer's settings: what read the evidence, and what answers from it
     sentences: list[Sentence] = field(default_factory=list)
+    _category_cache: dict[str, list[float] | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def gather(cls, retrieval: Retrieval, graphs: list[DocGraph], answer_settings: AnswerSettings) -> Evidence:
@@ -69,6 +71,21 @@ class Evidence:
     @cached_property
     def scope_stems(self) -> set[str]:
         return {key for graph in self.graphs.values() for key in graph.stem_frequency}
+
+    def category_scores(self, category: str) -> list[float] | None:
+        """The presence classifier's probability that each sentence (in `self.sentences`
+        order) is of `category`; None for a category it has no model of."""
+        if category not in self._category_cache:
+            model = presence_model()
+            if category not in model.categories:
+                self._category_cache[category] = None
+            else:
+                scored = contract_sentences([(s.clause, s.start, s.end) for s in self.sentences])
+                kept = {(id(sc.span[0]), sc.span[1]): i for i, sc in enumerate(scored)}
+                column = model.scores(scored)[:, model.categories.index(category)] if scored else []
+                by_key = {key: float(column[i]) for key, i in kept.items()}
+                self._category_cache[category] = [by_key.get((id(s.clause), s.start), 0.0) for s in self.sentences]
+        return self._category_cache[category]
 
     def best(self, passage: Passage) -> Sentence | None:
         """The best-scoring sentence of one passage."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from engine.answer.citations import Citer
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
+from engine.fields.presence import presence_model
 from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
 from models.retrieval import Passage
@@ -88,9 +89,30 @@ def _main_sentences(evidence: Evidence) -> list[Sentence]:
         if held is None or sentence.score > held.score:
             best[sentence.passage.clause_id] = sentence
     ordered = sorted(best.values(), key=lambda s: s.rank)
+    lead = _category_lead(evidence, candidates)
+    if lead is not None:
+        ordered = [lead] + [s for s in ordered if s.passage.clause_id != lead.passage.clause_id]
     chosen = (ordered[:1] + [s for s in ordered[1:] if s.coverage > 0])[: evidence.settings.extractive.max_main]
     complement = _complement(evidence, chosen, candidates)
     return chosen + ([complement] if complement is not None else [])
+
+
+def _category_lead(evidence: Evidence, candidates: list[Sentence]) -> Sentence | None:
+    """The first quote, when the question model is sure of the category and the presence
+    classifier finds a sentence of it among the top passages: the best-ranked such sentence.
+    The question's words need not be in it ("can it be handed to someone else?" is answered
+    by "neither party may assign...")."""
+    settings = evidence.settings.extractive
+    guesses = evidence.retrieval.plan.categories
+    if not guesses or guesses[0].probability < settings.lead_probability:
+        return None
+    scores = evidence.category_scores(guesses[0].category)
+    if scores is None:
+        return None
+    threshold = presence_model().thresholds[guesses[0].category]
+    allowed = {id(s) for s in candidates if s.rank < settings.lead_ranks}
+    found = [(s.rank, -score, s) for s, score in zip(evidence.sentences, scores) if id(s) in allowed and score >= threshold]
+    return min(found, key=lambda f: f[:2])[2] if found else None
 
 
 def _complement(evidence: Evidence, chosen: list[Sentence], candidates: list[Sentence]) -> Sentence | None:

@@ -23,6 +23,7 @@ from engine.eval.scores import (
     Scores,
     by_hops,
     by_style,
+    by_target,
     by_type,
     context_prefix,
     format_styles,
@@ -56,6 +57,7 @@ class EvalReport(BaseModel):
     by_type: dict[str, Scores]
     by_hops: dict[str, Scores]
     by_style: dict[str, Scores] = Field(default_factory=dict)
+    by_target: dict[str, Scores] = Field(default_factory=dict)
     misses: Misses
 
     def render(self, title: str) -> str:
@@ -72,6 +74,9 @@ class EvalReport(BaseModel):
             f"evidence missed at 8k: {self.misses.not_reachable} not reachable from the anchors, "
             f"{self.misses.ranked_out} reached but ranked out, {self.misses.not_located} not in any one clause",
         ]
+        if s.listing_f1 is not None:
+            lines.append(f"questions over many contracts: mean F1 of the contracts listed {s.listing_f1:.3f}")
+            lines += [f"  {target:36} n {t.questions:>3}  F1 {t.listing_f1:.3f}" for target, t in self.by_target.items() if t.listing_f1 is not None]
         if s.abstain_recall is not None:
             lines.append(f"abstain recall {s.abstain_recall:.3f}, false-abstain {s.false_abstain:.3f}")
         if s.citation_validity is not None:
@@ -173,6 +178,7 @@ def report(library: Library, questions: list[Question], outputs: dict[str, Outpu
         by_type=by_type(questions, outputs),
         by_hops=by_hops(questions, outputs),
         by_style=by_style(questions, outputs),
+        by_target=by_target(questions, outputs),
         misses=classify_misses(library, questions, outputs, retrievals, mapping),
     )
 

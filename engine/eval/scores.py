@@ -44,6 +44,8 @@ class Question(BaseModel):
     style: str | None = Field(default=None, description="how the question is worded (bench/phrasings): cuad, plain, legal, ...")
     evidence: list[Evidence] = Field(default_factory=list)
     answer: str | None = None
+    gold_docs: list[str] | None = Field(default=None, description="a question over many contracts: the ones a complete answer lists")
+    target: str | None = Field(default=None, description="what such a question asks for: a CUAD category (bench/phrasings)")
 
 
 class ContextPassage(BaseModel):
@@ -118,6 +120,7 @@ class Scores(BaseModel):
     first_quote_on_gold: float | None = None  # answered answerable questions whose first quote is on a gold span
     quotes_on_gold: float | None = None  # of all their quotes, the share on a gold span
     quotes_per_answer: float | None = None
+    listing_f1: float | None = None  # questions over many contracts: F1 of the contracts cited against gold_docs
     p50_seconds: float | None = None
     p95_seconds: float | None = None
 
@@ -144,6 +147,7 @@ def score(
         result.complete[budget] = complete / len(answerable) if answerable else 0.0
     _abstention(questions, outputs, result)
     _quotes_on_gold(questions, outputs, result)
+    _listing(questions, outputs, result)
     if page_text is not None:
         _citations(questions, outputs, page_text, result)
     seconds = [o.seconds for o in outputs.values()]
@@ -182,6 +186,22 @@ def _quotes_on_gold(questions: list[Question], outputs: dict[str, Output], resul
     result.first_quote_on_gold = first / len(answered)
     result.quotes_on_gold = on_gold / quotes
     result.quotes_per_answer = quotes / len(answered)
+
+
+def _listing(questions: list[Question], outputs: dict[str, Output], result: Scores) -> None:
+    """For "which contracts..." questions: the contracts the answer cites against the gold list
+    (F1 per question, averaged; an abstention lists none)."""
+    listed = [q for q in questions if q.gold_docs is not None and q.id in outputs]
+    if not listed:
+        return
+    scores = []
+    for question in listed:
+        output = outputs[question.id]
+        found = set() if output.abstained else {c.doc for c in output.citations}
+        gold = set(question.gold_docs)
+        hits = len(found & gold)
+        scores.append(1.0 if not found and not gold else 2 * hits / (len(found) + len(gold)))
+    result.listing_f1 = sum(scores) / len(scores)
 
 
 def _citations(questions, outputs, page_text, result: Scores) -> None:
@@ -242,6 +262,12 @@ def by_style(questions: list[Question], outputs: dict[str, Output]) -> dict[str,
     return breakdown(questions, outputs, lambda q: q.style or "unstyled")
 
 
+def by_target(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
+    """Scores per target of the questions over many contracts (governing law, a category)."""
+    listed = [q for q in questions if q.gold_docs is not None]
+    return breakdown(listed, outputs, lambda q: q.target or "unknown") if listed else {}
+
+
 def format_styles(rows: dict[str, Scores]) -> str:
     """Recall, abstention and quoting per wording style, the worst style of each, and the gap
     between cuad_dev's own wording and the others."""
@@ -255,6 +281,7 @@ def format_styles(rows: dict[str, Scores]) -> str:
         ("abstain-recall", lambda s: s.abstain_recall, min),
         ("first-on-gold", lambda s: s.first_quote_on_gold, min),
         ("quotes-on-gold", lambda s: s.quotes_on_gold, min),
+        ("listing-F1", lambda s: s.listing_f1, min),
     ]
     header = f"{'by style':14} {'n':>6}" + "".join(f" {name:>14}" for name, _, _ in columns)
     lines = [header, "-" * len(header)]

@@ -9,10 +9,28 @@ import re
 
 from engine.fields.jurisdiction import jurisdiction_in
 from models.enumeration import FieldQuery
+from models.plan import CategoryGuess
 
+# The form of a question over many contracts: which / list / how many / do any / compare,
+# with a plural document noun (misspelt ones too). These are a closed class of words, unlike
+# the topic, which the question model reads by meaning.
+_DOCS = r"(?:contracts|contarcts|contrcts|agreements|agreemnts|agrements|agreemets|deals|instruments|ndas)"
+_DOCS_END = r"(?:contracts|contarcts|contrcts|agreements|agreemnts|agrements|agreemets|deals)"
+_ONE = r"(?:contract|agreement|document|deal)"
+_WH = r"(?:which|wich|whcih|what)"
 _ENUMERATION = re.compile(
-    r"^\s*(?:which|what)\s+(?:of\s+the\s+)?(?:\w+\s+){0,3}(?:contracts|agreements|documents)\b|\b(?:list|show|find)\s+(?:me\s+)?(?:all|every|each)\b"
-    r"|\bhow\s+many\s+(?:\w+\s+){0,3}(?:contracts|agreements|documents)\b|\b(?:all|every)\s+(?:\w+\s+)?(?:contracts|agreements)\s+(?:with|that|which|governed)",
+    rf"\b{_WH}\s+(?:of\s+(?:the|these|our|my)\s+)?(?:[\w-]+\s+){{0,3}}?{_DOCS}\b"
+    rf"|\b{_WH}\s+(?:of\s+(?:them|these|those))\b"
+    rf"|\b(?:list|show|find|identify|name|enumerate|give\s+me|pull\s+up)\s+(?:me\s+)?(?:all|every|each|the|any)?\s*(?:[\w-]+\s+){{0,4}}?{_DOCS}\b"
+    rf"|\b(?:list|show|find)\s+(?:me\s+)?(?:all|every|each)\b|\blist\s*[?.]?\s*$"
+    rf"|\bhow\s+many\s+(?:of\s+)?(?:the\s+|these\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{_DOCS}\b|\bhow\s+many\s+of\s+(?:them|these|those)\b"
+    rf"|\b(?:any|none|all|each|every)\s+of\s+(?:the|these|those|our|my|them)\b"
+    rf"|\bany\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}|{_ONE})\b|\banywhere\s+in\b"
+    rf"|\b(?:across|among)\s+(?:all\s+)?(?:the\s+|these\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{_DOCS}\b"
+    rf"|\bcompar\w*\b.{{0,60}}\b{_DOCS}\b"
+    rf"|\b(?:all|every|each)\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}|{_ONE})\b"
+    rf"|^\s*(?:[\w-]+\s+){{0,3}}{_DOCS}\s+(?:that|which|where|whose|with|governed|under|subject|affected|afected|allowing|requir\w*|having)\b"
+    rf"|\b{_DOCS_END}\s*[?.]?\s*$",
     re.IGNORECASE,
 )
 _DOCUMENT_TYPE = re.compile(
@@ -56,12 +74,19 @@ CATEGORY_CUES = {
 _CUES = {category: re.compile(pattern, re.IGNORECASE) for category, pattern in CATEGORY_CUES.items()}
 
 
-def field_query(question: str, known_categories: list[str]) -> FieldQuery | None:
-    """The filter an enumeration question asks for; None when the question is not one."""
+def field_query(question: str, known_categories: list[str], meant: list[CategoryGuess] = (), min_probability: float = 1.0) -> FieldQuery | None:
+    """The filter an enumeration question asks for; None when the question is not one.
+
+    The category is the question model's (`meant`, likeliest first) when it is at least
+    `min_probability` sure of it; the cue table is the fallback."""
     if not _ENUMERATION.search(question):
         return None
     query = FieldQuery(question=question, kind="count" if _COUNT.search(question) else "list")
-    query.categories = [c for c in known_categories if c in _CUES and _CUES[c].search(question)]
+    sure = [g.category for g in meant if g.probability >= min_probability]
+    law_meant = "Governing Law" in sure[:1]
+    query.categories = [c for c in sure[:1] if c in known_categories]
+    if not query.categories and not law_meant:
+        query.categories = [c for c in known_categories if c in _CUES and _CUES[c].search(question)]
     kind = _DOCUMENT_TYPE.search(question)
     if kind:
         query.document_type = kind.group("type").lower()
@@ -72,7 +97,7 @@ def field_query(question: str, known_categories: list[str]) -> FieldQuery | None
         relation = (expiry.group("relation") or "in").lower()
         query.expires = {"during": "in", "by": "before"}.get(relation, relation)
         query.expiry_year = int(expiry.group("year"))
-    if _LAW_ASKED.search(question) and not (query.categories and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
+    if law_meant or _LAW_ASKED.search(question) and not (query.categories and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
         query.governing_law = jurisdiction_in(question.replace("governed by", "governed by the laws of"))
         if query.governing_law is None:
             named = _UNKNOWN_LAW.search(question)

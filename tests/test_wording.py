@@ -1,0 +1,68 @@
+"""Questions in anyone's words (issue 16): the same answer whatever the wording, a search-box
+query, and a "do any of these..." request over several contracts, on the sample contracts."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.query.field_query import field_query
+from engine.query.meaning import question_model
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+
+
+def _doc_id(library, path) -> str:
+    return next(d.doc_id for d in library.store.documents() if d.file_name == path.name)
+
+
+@pytest.mark.parametrize("question", [
+    "Which law governs this agreement?",
+    "What law is this contract interpreted under?",
+    "Under the laws of which country shall this instrument be construed?",
+])
+def test_three_wordings_of_one_question_cite_the_same_clause_first(sample_library, question):
+    answer = sample_library.ask(question, [_doc_id(sample_library, HIGHWAYS_NDA)]).answer
+    assert not answer.abstained
+    first = answer.citations[0]
+    assert (first.ref, first.page) == ("8.1", 7)
+    assert first.quote.startswith("This Agreement shall be governed by, and construed in accordance with")
+
+
+def test_a_keyword_only_query_is_understood_and_answered(sample_library):
+    result = sample_library.ask("governing law", [_doc_id(sample_library, MUTUAL_NDA)])
+    assert result.plan.categories[0].category == "Governing Law"
+    assert not result.answer.abstained
+    assert (result.answer.citations[0].ref, result.answer.citations[0].page) == ("10", 2)
+
+
+def test_a_do_any_of_these_request_lists_the_contracts(sample_library):
+    insured = sample_library.ask("Do any of these agreements require insurance cover?").enumeration
+    assert [(d.file, d.citation.ref) for d in insured.documents] == [(GCLOUD.name, "8.32")]
+    assert insured.searched == 3
+    english = sample_library.ask("Which of these deals are interpreted under English law?").enumeration
+    assert sorted(d.file for d in english.documents) == sorted([MUTUAL_NDA.name, HIGHWAYS_NDA.name, GCLOUD.name])
+
+
+def test_the_question_model_reads_words_the_cue_tables_never_saw():
+    """No "assign", no "govern", no "liability": the category comes from the meaning."""
+    from engine.embed import Embedder
+
+    embedder = Embedder()
+    for question, category in [
+        ("Can the contract be handed over to someone else without asking first?", "Anti-Assignment"),
+        ("whcih state law aplies to this contract", "Governing Law"),
+        ("Is there a ceiling on what either side can be made to pay if things go wrong?", "Cap On Liability"),
+    ]:
+        guesses = question_model().guess(question, embedder.encode_question(question))
+        assert guesses[0].category == category, (question, guesses)
+
+
+def test_a_request_over_many_contracts_is_recognised_by_its_form_and_its_topic_by_meaning():
+    from models.plan import CategoryGuess
+
+    meant = [CategoryGuess(category="Non-Compete", probability=0.7)]
+    query = field_query("Do any of these contracts stop a party from going into a rival business?", ["Non-Compete"], meant, 0.3)
+    assert query is not None and query.categories == ["Non-Compete"]
+    assert field_query("Does this contract stop a party from going into a rival business?", ["Non-Compete"], meant, 0.3) is None
+    law = [CategoryGuess(category="Governing Law", probability=0.8)]
+    query = field_query("list the agreements that are subject to New York law", [], law, 0.3)
+    assert query is not None and query.governing_law == "New York"
