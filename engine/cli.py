@@ -223,7 +223,7 @@ def _ask(library, args) -> int:
     over every contract `{"documents": [...], "citations": [...]}`."""
     from engine.eval.output import to_output
     from engine.llm import parse_llm
-    from engine.views.ask_text import enumeration_json, render, render_enumeration
+    from engine.views.ask_text import enumeration_json, render, render_enumeration, render_per_contract
     from models.retrieval import Mode
 
     library.use_llm(parse_llm(args.llm))
@@ -244,7 +244,7 @@ def _ask(library, args) -> int:
         output["backend"] = result.answer.answered_by
         print(json.dumps(output, indent=2, ensure_ascii=False))
         return 0
-    print(render(result.answer))
+    print(render_per_contract(result.per_contract) if result.per_contract is not None else render(result.answer))
     return 0
 
 

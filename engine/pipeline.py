@@ -16,12 +16,12 @@ from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from engine.answer.answerer import Answerer
-from engine.answer.enumeration import enumerate_contracts
+from engine.answer.enumeration import enumerate_contracts, listing_by_search
 from engine.answer.generate import TextCallback
 from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.llm import LocalModel
-from engine.query.field_query import field_query
+from engine.query.field_query import asks_over_contracts, field_query
 from engine.query.meaning import QuestionModel, question_model, with_meaning
 from engine.query.plan import make_plan
 from engine.query.plan_llm import refine
@@ -30,9 +30,13 @@ from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
 from models.clause import Clause
+from models.per_contract import ContractAnswer, PerContract
 from models.plan import CategoryGuess, Filters, QueryPlan
 from models.result import QueryResult
 from models.retrieval import Mode
+
+
+Progress = Callable[[int, int], None]  # (contracts done, contracts in all)
 
 
 class QueryEngine:
@@ -57,10 +61,12 @@ class QueryEngine:
         budget: int | None = None,
         answer: bool = True,
         on_text: TextCallback | None = None,
+        on_progress: Progress | None = None,
     ) -> QueryResult:
         """One question over the contracts in `scope` (doc ids; all when None), within the hard
         `filters`, with `settings` (the engine's own when None). `answer=False` stops after
-        retrieval; `on_text` receives a model's draft as it streams."""
+        retrieval; `on_text` receives a model's draft as it streams; `on_progress(done, total)`
+        follows a question answered contract by contract."""
         started = time.perf_counter()
         settings = settings or self.settings
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
@@ -71,6 +77,21 @@ class QueryEngine:
             names = {d.doc_id: d.file_name for d in self.store.documents()}
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
+        if answer and 1 < len(doc_ids) <= settings.limits.answer_each:
+            result = self._each(question, doc_ids, filters, settings, mode, budget, on_text, on_progress, meant, stamp)
+        else:
+            result = self._one(question, doc_ids, filters, settings, mode, budget, answer, on_text, meant, stamp)
+            if answer and len(doc_ids) > settings.limits.answer_each:
+                result.answer.notes.append(
+                    f"Asked over {len(doc_ids)} contracts, so answered from the best matches among them; choose "
+                    f"{settings.limits.answer_each} or fewer in scope for an answer from each."
+                )
+        result.seconds = round(time.perf_counter() - started, 3)
+        return result
+
+    def _one(self, question, doc_ids, filters, settings, mode, budget, answer, on_text, meant, stamp) -> QueryResult:
+        """Retrieval over the contracts together, and one answer from what ranked best."""
+        started = time.perf_counter()
         graphs = self.retriever.graphs(doc_ids)
         plan = self.plan(question, graphs, filters, settings, meant)
         retrieval = self.retriever.retrieve(plan, settings.retrieval, mode, budget, graphs)
@@ -78,7 +99,26 @@ class QueryEngine:
         if answer:
             drafted = self.answerer.answer(retrieval, graphs, settings, self.model, on_text)
             result.answer = drafted.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
-        result.seconds = round(time.perf_counter() - started, 3)
+        return result
+
+    def _each(self, question, doc_ids, filters, settings, mode, budget, on_text, on_progress, meant, stamp) -> QueryResult:
+        """Each contract answered on its own. A "which / do any of these..." request that no
+        contract field can settle becomes a listing of the contracts where an answer was found;
+        any other question shows every contract's answer. The best-supported answer stays the
+        result's `answer`, with its plan and retrieval."""
+        names = {d.doc_id: d.file_name for d in self.store.documents()}
+        singles: list[QueryResult] = []
+        for done, doc_id in enumerate(doc_ids, start=1):
+            singles.append(self._one(question, [doc_id], filters, settings, mode, budget, True, on_text, meant, stamp))
+            if on_progress is not None:
+                on_progress(done, len(doc_ids))
+        rows = [ContractAnswer(doc_id=d, file=names.get(d, d), answer=r.answer) for d, r in zip(doc_ids, singles)]
+        best = max(singles, key=lambda r: (not r.answer.abstained, r.answer.support))
+        result = QueryResult(**stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer)
+        if asks_over_contracts(question):
+            result.enumeration = listing_by_search(question, rows, meant, settings.retrieval.category_min)
+        else:
+            result.per_contract = PerContract(question=question, rows=rows)
         return result
 
     def meant(self, question: str) -> list[CategoryGuess]:
@@ -115,7 +155,8 @@ class ClausegraphQueryEngine(CustomQueryEngine):
     def custom_query(self, query_str: str) -> Response:
         result = self.engine.run(query_str, self.doc_ids, self.filters, on_text=self.on_text)
         answer = result.answer
-        citations = answer.citations if answer is not None else result.enumeration.citations
+        shown = result.shown
+        citations = shown.citations if shown is not None else []
         nodes = [
             NodeWithScore(
                 node=TextNode(text=c.quote, metadata={"contract_id": c.doc_id, "clause_id": c.clause_id, "ref": c.ref, "page": c.page}),
@@ -123,5 +164,5 @@ class ClausegraphQueryEngine(CustomQueryEngine):
             )
             for c in citations
         ]
-        text = answer.text() if answer is not None else result.enumeration.headline()
+        text = answer.text() if shown is answer else shown.headline()
         return Response(response=text, source_nodes=nodes, metadata={"answer": answer, "result": result})

@@ -17,7 +17,7 @@ from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, ollama_host
-from engine.pipeline import QueryEngine
+from engine.pipeline import Progress, QueryEngine
 from engine.query.retriever import Retriever
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
 from engine.store.clause_store import ClauseStore
@@ -247,11 +247,12 @@ class Library:
         filters: Filters | None = None,
         mode: Mode = Mode.GRAPH,
         on_text: TextCallback | None = None,
+        on_progress: Progress | None = None,
     ) -> QueryResult:
-        """The question pipeline: cited claims or an abstention with the closest clauses, or,
-        for a question over every contract, the complete list. `on_text` receives a model's
-        draft as it streams."""
-        return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text)
+        """The question pipeline: cited claims or an abstention with the closest clauses; over
+        several contracts, each contract's answer (`on_progress(done, total)` follows them); or,
+        for "which contracts...", the complete list. `on_text` receives a model's draft as it streams."""
+        return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text, on_progress=on_progress)
 
     # ---------------------------------------------------------------- search
 

@@ -51,6 +51,7 @@ class LimitSettings(_Section):
     # the engine checks the size again, before reading a file, for the command line.
     max_upload_mb: int = Field(ge=1, description="largest file ingested, in MB")
     max_pages: int = Field(ge=1, description="most pages a PDF may have to be ingested")
+    answer_each: int = Field(ge=1, description="a question over up to this many contracts is answered for each of them; over more, from the best matches")
 
 
 class RetrievalSettings(_Section):

@@ -39,6 +39,9 @@ class Enumeration(BaseModel):
     documents: list[ListedContract]
     searched: int = Field(description="contracts in scope, all of which were checked")
     notes: list[str] = Field(default_factory=list, description="values asked for that no contract has, and the like")
+    method: Literal["fields", "search"] = Field(
+        default="fields", description="fields: read from the contract fields; search: each contract searched and checked on its own"
+    )
 
     def headline(self) -> str:
         """"3 of 75 contracts titled distributor agreements and with Audit Rights." """
@@ -48,6 +51,8 @@ class Enumeration(BaseModel):
         asked += [f"governed by the law of {query.governing_law}"] if query.governing_law else []
         asked += [f"with {category}" for category in query.categories]
         asked += [f"expiring {query.expires} {query.expiry_year}"] if query.expires else []
+        if self.method == "search" and not asked:
+            asked = ["where the search found it"]
         return f"{len(self.documents)} of {self.searched} contracts " + (" and ".join(asked) or "match") + "."
 
     @property

@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 
 from models.answer import Answer
 from models.enumeration import Enumeration
+from models.per_contract import PerContract
 from models.plan import QueryPlan
 from models.retrieval import Retrieval
 
@@ -21,9 +22,14 @@ class QueryResult(BaseModel):
     retrieval: Retrieval | None = None
     answer: Answer | None = Field(default=None, description="None for an enumeration, or when only retrieval was asked for")
     enumeration: Enumeration | None = None
+    per_contract: PerContract | None = Field(
+        default=None, description="a question over several contracts answered for each; `answer` is then the best-supported one"
+    )
     seconds: float = 0.0
 
     @property
-    def shown(self) -> Answer | Enumeration | None:
-        """What the user sees: the enumeration or the answer."""
-        return self.enumeration if self.enumeration is not None else self.answer
+    def shown(self) -> Answer | Enumeration | PerContract | None:
+        """What the user sees: the enumeration, the answers per contract, or the answer."""
+        if self.enumeration is not None:
+            return self.enumeration
+        return self.per_contract if self.per_contract is not None else self.answer

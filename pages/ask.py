@@ -11,8 +11,9 @@ from engine.service import conversation_markdown
 from models.clause import ClauseType
 from models.document import Document
 from models.enumeration import Enumeration
+from models.per_contract import PerContract
 from models.plan import Filters
-from ui.answer_view import show_answer, show_enumeration
+from ui.answer_view import show_answer, show_enumeration, show_per_contract
 from ui.state import Remembered, conversation, library, library_documents
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,14 @@ def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> Non
         def stream(text: str) -> None:
             draft.markdown(f"*Drafting…*\n\n{text[-1500:]}")
 
+        bar = st.empty()
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"Answering contract by contract: {done} of {total}")
+
         try:
             with st.spinner("Searching the clause graph and checking quotes…"):
-                answer = lib.ask(question, doc_ids, filters, on_text=stream).shown
+                answer = lib.ask(question, doc_ids, filters, on_text=stream, on_progress=progress).shown
         except ClausegraphError as error:
             st.error(str(error))
             return
@@ -61,6 +67,7 @@ def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> Non
             st.error("Something went wrong while answering. The question was not lost: try again, or check the log.")
             return
         draft.empty()
+        bar.empty()
     conversation().append(answer)
     st.rerun()
 
@@ -81,6 +88,8 @@ def ask_page() -> None:
             # a statement, not a conditional expression: Streamlit's magic would print its value, None
             if isinstance(answer, Enumeration):
                 show_enumeration(answer, turn)
+            elif isinstance(answer, PerContract):
+                show_per_contract(answer, turn)
             else:
                 show_answer(answer, turn)
     if answers:

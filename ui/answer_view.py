@@ -7,6 +7,7 @@ import streamlit as st
 
 from models.answer import Answer, Citation, section_name
 from models.enumeration import Enumeration
+from models.per_contract import PerContract
 from ui.state import open_in_viewer
 
 
@@ -91,4 +92,26 @@ def show_enumeration(listing: Enumeration, turn: int) -> None:
     _chips(listing.citations, turn)
     for note in listing.notes:
         st.caption(f":material/info: {note}")
-    st.caption("Answered from the contract fields: every contract in scope was checked, not only the best search hits.")
+    if listing.method == "fields":
+        st.caption("Answered from the contract fields: every contract in scope was checked, not only the best search hits.")
+
+
+def show_per_contract(answers: PerContract, turn: int) -> None:
+    """A question over several contracts: each contract's own short answer, its first quote
+    cited; the contracts where nothing was found are listed apart, looking different."""
+    st.markdown(f"**{answers.headline()}**")
+    citations = answers.citations
+    for row, citation in zip(answers.found, citations):
+        with st.container(border=True):
+            st.markdown(f"**{row.file}** · {row.answer.lead}")
+            st.markdown(f"> “{' '.join(citation.quote.split())[:400]}”")
+            if st.button(chip_label(citation), key=f"cite-{turn}-{citation.number}", icon=":material/format_quote:"):
+                open_in_viewer(citations, citation.number - 1)
+            more = row.answer.citations[1:]
+            if more:
+                with st.expander(f"More evidence in this contract ({len(more)})"):
+                    for claim in row.answer.claims[1:]:
+                        st.markdown(f"- {claim.text}")
+    if answers.missing:
+        st.warning("Not found in: " + ", ".join(row.file for row in answers.missing), icon=":material/search_off:")
+    st.caption("Each contract in scope was searched and its answer checked on its own.")

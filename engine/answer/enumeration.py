@@ -13,10 +13,13 @@ from collections.abc import Callable
 
 from engine.answer.citations import Citer
 from engine.fields.jurisdiction import jurisdiction_key
-from models.answer import Citation
+from engine.query.field_query import counts
+from models.answer import Citation, section_name
 from models.clause import Clause
 from models.enumeration import Enumeration, FieldQuery, ListedContract
 from models.fields import ContractFields, FieldValue
+from models.per_contract import ContractAnswer
+from models.plan import CategoryGuess
 
 ClauseLookup = Callable[[str], Clause | None]
 
@@ -88,3 +91,23 @@ def _cite(value: FieldValue | None, citer: Citer, clause: ClauseLookup) -> Citat
         return None
     found = clause(value.clause_id)
     return citer.cite(found, value.quote) if found is not None else None
+
+
+def listing_by_search(question: str, rows: list[ContractAnswer], meant: list[CategoryGuess], min_probability: float) -> Enumeration:
+    """A "which / do any of these..." request no contract field settles, answered by asking each
+    contract: the contracts whose own answer was not "Not found", each with its first quote."""
+    sure = [g.category for g in meant[:1] if g.probability >= min_probability]
+    listed = []
+    for row in rows:
+        if row.answer.abstained or not row.answer.citations:
+            continue
+        first = row.answer.citations[0]
+        listed.append(ListedContract(doc_id=row.doc_id, file=row.file, value=f"found in {section_name(first.ref)}", citation=first))
+    for number, listed_row in enumerate(listed, start=1):
+        listed_row.citation = listed_row.citation.model_copy(update={"number": number})
+    note = (
+        f"No contract field holds {'“' + sure[0] + '”' if sure else 'this'}, so each of the {len(rows)} contracts was searched "
+        "on its own and listed when its answer passed the evidence check (a contract without one says “Not found”)."
+    )
+    query = FieldQuery(question=question, kind="count" if counts(question) else "list", categories=sure)
+    return Enumeration(query=query, documents=listed, searched=len(rows), notes=[note], method="search")

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numpy as np
+
+
 from engine.fields.presence import contract_sentences, presence_model
 from engine.store.graphcache import DocGraph
 from engine.answer.question_words import QuestionWords
@@ -40,7 +43,6 @@ class Evidence:
     words: QuestionWords
     settings: AnswerSettings  # the answer's settings: what read the evidence, and what answers from it
     sentences: list[Sentence] = field(default_factory=list)
-    _category_cache: dict[str, list[float] | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def gather(cls, retrieval: Retrieval, graphs: list[DocGraph], answer_settings: AnswerSettings) -> Evidence:
@@ -75,17 +77,24 @@ class Evidence:
     def category_scores(self, category: str) -> list[float] | None:
         """The presence classifier's probability that each sentence (in `self.sentences`
         order) is of `category`; None for a category it has no model of."""
-        if category not in self._category_cache:
-            model = presence_model()
-            if category not in model.categories:
-                self._category_cache[category] = None
-            else:
-                scored = contract_sentences([(s.clause, s.start, s.end) for s in self.sentences])
-                kept = {(id(sc.span[0]), sc.span[1]): i for i, sc in enumerate(scored)}
-                column = model.scores(scored)[:, model.categories.index(category)] if scored else []
-                by_key = {key: float(column[i]) for key, i in kept.items()}
-                self._category_cache[category] = [by_key.get((id(s.clause), s.start), 0.0) for s in self.sentences]
-        return self._category_cache[category]
+        model = presence_model()
+        if category not in model.categories:
+            return None
+        return [float(p) for p in self._presence[:, model.categories.index(category)]]
+
+    @cached_property
+    def _presence(self):
+        """Every sentence (rows) scored for every category (columns), once per question."""
+        model = presence_model()
+        scored = contract_sentences([(s.clause, s.start, s.end) for s in self.sentences])
+        rows = {(id(sc.span[0]), sc.span[1]): i for i, sc in enumerate(scored)}
+        probabilities = model.scores(scored)
+        table = np.zeros((len(self.sentences), len(model.categories)))
+        for index, sentence in enumerate(self.sentences):
+            row = rows.get((id(sentence.clause), sentence.start))
+            if row is not None:
+                table[index] = probabilities[row]
+        return table
 
     def best(self, passage: Passage) -> Sentence | None:
         """The best-scoring sentence of one passage."""

@@ -92,9 +92,26 @@ def _main_sentences(evidence: Evidence) -> list[Sentence]:
     lead = _category_lead(evidence, candidates)
     if lead is not None:
         ordered = [lead] + [s for s in ordered if s.passage.clause_id != lead.passage.clause_id]
-    chosen = (ordered[:1] + [s for s in ordered[1:] if s.coverage > 0])[: evidence.settings.extractive.max_main]
+    chosen = (ordered[:1] + [s for s in ordered[1:] if _relevant(evidence, s, ordered[0])])[: evidence.settings.extractive.max_main]
     complement = _complement(evidence, chosen, candidates)
     return chosen + ([complement] if complement is not None else [])
+
+
+def _relevant(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
+    """A further quote earns its place: it is of a category the question is likely about, or it
+    covers the question's words at least half as well as the first quote does."""
+    if sentence.coverage <= 0:
+        return False
+    if sentence.coverage >= 0.5 * first.coverage:
+        return True
+    model = presence_model()
+    for guess in evidence.retrieval.plan.categories:
+        scores = evidence.category_scores(guess.category)
+        if guess.probability >= evidence.settings.extractive.lead_probability / 2 and scores is not None:
+            index = next(i for i, s in enumerate(evidence.sentences) if s is sentence)
+            if scores[index] >= model.thresholds[guess.category]:
+                return True
+    return False
 
 
 def _category_lead(evidence: Evidence, candidates: list[Sentence]) -> Sentence | None:

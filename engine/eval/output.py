@@ -10,6 +10,7 @@ from engine.eval.scores import Citation, ContextPassage, Output
 from models.answer import Answer
 from models.answer import Citation as AnswerCitation
 from models.enumeration import Enumeration
+from models.per_contract import PerContract
 from models.result import QueryResult
 
 DocName = Callable[[str], str]  # doc_id -> the path or file name the output names it by
@@ -19,6 +20,8 @@ def to_output(question_id: str, result: QueryResult, doc_name: DocName) -> Outpu
     stamp = {"id": question_id, "preset": result.preset, "settings_hash": result.settings_hash, "seconds": result.seconds}
     if result.enumeration is not None:
         return _enumeration_output(result.enumeration, doc_name, stamp)
+    if result.per_contract is not None:
+        return _per_contract_output(result.per_contract, doc_name, stamp)
     context = [ContextPassage(doc=doc_name(p.doc_id), page=p.page, text=p.text) for p in result.retrieval.passages]
     answer = result.answer
     if answer is None:
@@ -44,6 +47,16 @@ def _enumeration_output(listing: Enumeration, doc_name: DocName, stamp: dict) ->
         context=[ContextPassage(doc=doc_name(c.doc_id), page=c.page, text=c.quote) for c in citations],
         citations=_lines(citations, doc_name),
     )
+
+
+def _per_contract_output(answers: PerContract, doc_name: DocName, stamp: dict) -> Output:
+    """Each contract's answer: the first quote of each that found one; none found is "not found"."""
+    found = answers.found
+    context = [
+        ContextPassage(doc=doc_name(c.doc_id), page=c.page, text=c.quote) for row in found for c in row.answer.citations
+    ]
+    text = " ".join(f"{row.file}: {row.answer.text()}" for row in found)
+    return Output(**stamp, abstained=not found, answer=text or None, context=context, citations=_lines(answers.citations, doc_name))
 
 
 def _lines(citations: list[AnswerCitation], doc_name: DocName) -> list[Citation]:

@@ -74,14 +74,24 @@ CATEGORY_CUES = {
 _CUES = {category: re.compile(pattern, re.IGNORECASE) for category, pattern in CATEGORY_CUES.items()}
 
 
+def asks_over_contracts(question: str) -> bool:
+    """Whether the question asks which / how many / whether any of several contracts."""
+    return bool(_ENUMERATION.search(question))
+
+
+def counts(question: str) -> bool:
+    """Whether the question asks how many rather than which."""
+    return bool(_COUNT.search(question))
+
+
 def field_query(question: str, known_categories: list[str], meant: list[CategoryGuess] = (), min_probability: float = 1.0) -> FieldQuery | None:
     """The filter an enumeration question asks for; None when the question is not one.
 
     The category is the question model's (`meant`, likeliest first) when it is at least
     `min_probability` sure of it; the cue table is the fallback."""
-    if not _ENUMERATION.search(question):
+    if not asks_over_contracts(question):
         return None
-    query = FieldQuery(question=question, kind="count" if _COUNT.search(question) else "list")
+    query = FieldQuery(question=question, kind="count" if counts(question) else "list")
     sure = [g.category for g in meant if g.probability >= min_probability]
     law_meant = "Governing Law" in sure[:1]
     query.categories = [c for c in sure[:1] if c in known_categories]

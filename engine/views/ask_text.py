@@ -6,6 +6,7 @@ import textwrap
 
 from models.answer import Answer, BackendKind, section_name
 from models.enumeration import Enumeration
+from models.per_contract import PerContract
 
 
 def enumeration_json(listing: Enumeration) -> dict:
@@ -24,7 +25,8 @@ def enumeration_json(listing: Enumeration) -> dict:
 
 
 def render_enumeration(listing: Enumeration) -> str:
-    lines = ["Answered from the contract fields (every contract in scope checked)", "", listing.headline()]
+    how = "Answered from the contract fields" if listing.method == "fields" else "Each contract searched on its own"
+    lines = [f"{how} (every contract in scope checked)", "", listing.headline()]
     for row in listing.documents:
         where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{' '.join(row.citation.quote.split())[:200]}”" if row.citation else ""
         lines.append(f"  [{row.citation.number if row.citation else '-'}] {row.file} ({row.value}){where}")
@@ -53,3 +55,14 @@ def render(answer: Answer) -> str:
         lines += [""] + [f"note: {n}" for n in answer.notes]
     return "\n".join(lines)
 
+
+
+def render_per_contract(answers: PerContract) -> str:
+    lines = [answers.headline(), ""]
+    for row, citation in zip(answers.found, answers.citations):
+        lines.append(f"{row.file}: {row.answer.lead}")
+        lines.append(textwrap.fill(f"[{citation.number}] “{' '.join(citation.quote.split())[:300]}” ({section_name(citation.ref)}, page {citation.page})",
+                                   width=100, initial_indent="  ", subsequent_indent="    "))
+    if answers.missing:
+        lines += ["", "Not found in: " + ", ".join(row.file for row in answers.missing)]
+    return "\n".join(lines)

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from models.answer import Answer, section_name
 from models.enumeration import Enumeration
+from models.per_contract import PerContract
 
 
-def conversation_markdown(answers: list[Answer | Enumeration], title: str = "Clausegraph conversation") -> str:
+def conversation_markdown(answers: list[Answer | Enumeration | PerContract], title: str = "Clausegraph conversation") -> str:
     lines = [f"# {title}", ""]
     for number, answer in enumerate(answers, start=1):
         if isinstance(answer, Enumeration):
             lines += _listing(number, answer)
+            continue
+        if isinstance(answer, PerContract):
+            lines += _per_contract(number, answer)
             continue
         lines += [f"## {number}. {answer.question}", "", f"*Answered by {answer.backend_label}.*", "", answer.lead, ""]
         lines += [f"- {claim.text} " + "".join(f"[{n}]" for n in claim.citations) for claim in answer.claims]
@@ -34,7 +38,8 @@ def conversation_markdown(answers: list[Answer | Enumeration], title: str = "Cla
 
 
 def _listing(number: int, listing: Enumeration) -> list[str]:
-    lines = [f"## {number}. {listing.query.question}", "", f"*{listing.headline()} Answered from the contract fields.*", ""]
+    how = "Answered from the contract fields." if listing.method == "fields" else "Each contract searched on its own."
+    lines = [f"## {number}. {listing.query.question}", "", f"*{listing.headline()} {how}*", ""]
     for row in listing.documents:
         where = ""
         if row.citation is not None:
@@ -42,6 +47,16 @@ def _listing(number: int, listing: Enumeration) -> list[str]:
         lines.append(f"- {row.file} ({row.value}){where}")
     lines += [f"> note: {note}" for note in listing.notes] + [""]
     return lines
+
+
+def _per_contract(number: int, answers: PerContract) -> list[str]:
+    lines = [f"## {number}. {answers.question}", "", f"*{answers.headline()}*", ""]
+    for row in answers.found:
+        lines.append(f"- **{row.file}**: {row.answer.lead}")
+        lines += [f"  - “{_one_line(c.quote)}” ({section_name(c.ref)}, page {c.page})" for c in row.answer.citations[:1]]
+    if answers.missing:
+        lines.append("- Not found in: " + ", ".join(row.file for row in answers.missing))
+    return lines + [""]
 
 
 def _one_line(text: str) -> str:
