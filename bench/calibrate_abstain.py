@@ -127,6 +127,12 @@ def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray
           f"false-abstain {np.mean([v[1] for v in groups.values()]):.3f}; worst: abstain recall "
           f"{min(v[0] for v in groups.values()):.3f} ({min(groups, key=lambda s: groups[s][0])}), false-abstain "
           f"{max(v[1] for v in groups.values()):.3f} ({max(groups, key=lambda s: groups[s][1])})")
+    sources = np.array([question_id.split("-", 1)[0] for question_id in data["ids"]])  # cuad-dev-..., cnli-dev/...
+    if len(set(sources)) > 1:
+        print(f"\nby question set: {'set':14} {'n':>6} {'abstain recall':>15} {'false-abstain':>14}")
+        for source in sorted(set(sources)):
+            rows = sources == source
+            print(f"{'':16}{source:14} {int(rows.sum()):>6} {float(abstain[rows & (y == 0)].mean()):>15.3f} {float(abstain[rows & (y == 1)].mean()):>14.3f}")
     print("\ntrade-off of the held-out support per style: abstain recall / false-abstain at each threshold")
     thresholds = np.round(np.arange(0.1, 0.91, 0.1), 2)
     print(f"{'style':10} " + " ".join(f"{t:>11.1f}" for t in thresholds))

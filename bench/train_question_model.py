@@ -42,6 +42,8 @@ from engine.query.plan import STOPWORDS  # noqa: E402
 from engine.text.matching import stem  # noqa: E402
 
 PHRASINGS = Path(__file__).resolve().parent / "phrasings" / "cuad_categories.json"
+NDA_PHRASINGS = Path(__file__).resolve().parent / "phrasings" / "contractnli.json"
+NDA_PREFIX = "contractnli:"  # how --hold-docs names a ContractNLI NDA: contractnli:<id>
 C = 4.0  # inverse regularisation; 1, 4, 16, 64 compared leaving each style out: 4 best on the mean and the worst style
 CHAR_WEIGHT = 1.0  # of the character n-grams beside the embedding (0.5 and 1.0 compared: 1.0 better on typos)
 LEXICON_SIZE = 8
@@ -58,8 +60,15 @@ def descriptions() -> dict[str, str]:
     return {row[0].removeprefix("Category: ").strip(): row[1].removeprefix("Description: ").strip() for row in rows if row}
 
 
+def nda_labels() -> dict[str, str]:
+    """ContractNLI hypothesis key -> its category name here ("NDA: No reverse engineering")."""
+    data = json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text())
+    return {key: f"NDA: {label['short_description']}" for key, label in data["labels"].items()}
+
+
 def training_texts() -> list[tuple[str, str, str]]:
-    """(category, style, text) for every phrasing, standard wording and description."""
+    """(category, style, text) for every phrasing, standard wording and description: the 41
+    CUAD categories and the 17 ContractNLI hypotheses (an NDA's usual terms)."""
     categories = json.loads(PHRASINGS.read_text())["categories"]
     described = descriptions()
     chooser = random.Random(16)
@@ -71,6 +80,10 @@ def training_texts() -> list[tuple[str, str, str]]:
         for phrasing in entry["phrasings"]:
             party, other = chooser.choice(STAND_INS)
             texts.append((name, phrasing["style"], phrasing["text"].replace("{party}", party).replace("{other}", other)))
+    names = nda_labels()
+    for key, entry in json.loads(NDA_PHRASINGS.read_text())["hypotheses"].items():
+        texts.append((names[key], "standard", entry["hypothesis"]))
+        texts += [(names[key], phrasing["style"], phrasing["text"]) for phrasing in entry["phrasings"]]
     return texts
 
 
@@ -121,12 +134,19 @@ def lexicon(held_docs: set[str]) -> dict[str, list[str]]:
                         surface[stem(word)][word] += 1
             contracts[label["category"]].update(found)
             labelled[label["category"]] += 1
+    return _distinctive(contracts, labelled, surface, list(CATEGORY_TYPES))
+
+
+def _distinctive(contracts, labelled, surface, categories: list[str]) -> dict[str, list[str]]:
+    """The words of each category's spans, by how much more often its contracts use them than
+    the spans of all the categories do (a word in at least MIN_CONTRACTS contracts and
+    MIN_SHARE of the category's)."""
     everywhere: collections.Counter = collections.Counter()
     for counts in contracts.values():
         everywhere.update(counts)
     total = sum(labelled.values())
     words: dict[str, list[str]] = {}
-    for category in CATEGORY_TYPES:
+    for category in categories:
         counts, n = contracts.get(category, collections.Counter()), labelled.get(category, 0)
         scored = {
             s: (c / n) * math.log((c + 1) / n * total / (everywhere[s] + 1))
@@ -135,6 +155,31 @@ def lexicon(held_docs: set[str]) -> dict[str, list[str]]:
         best = sorted((s for s in scored if scored[s] > 0), key=lambda s: -scored[s])[:LEXICON_SIZE]
         words[category] = [surface[s].most_common(1)[0][0] for s in best]
     return words
+
+def nda_lexicon(held_docs: set[str]) -> dict[str, list[str]]:
+    """Per ContractNLI hypothesis, the words its evidence spans use and the other hypotheses'
+    spans do not, counted by NDA, over the dev NDAs less `held_docs` (contractnli:<id>)."""
+    data = json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text())
+    names = nda_labels()
+    contracts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    surface: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    labelled: collections.Counter = collections.Counter()
+    for nda in data["documents"]:
+        if f"{NDA_PREFIX}{nda['id']}" in held_docs:
+            continue
+        for key, annotation in nda["annotation_sets"][0]["annotations"].items():
+            if annotation["choice"] == "NotMentioned" or not annotation["spans"]:
+                continue
+            found = set()
+            for index in annotation["spans"]:
+                start, end = nda["spans"][index]
+                for word in _WORD.findall(nda["text"][start:end].lower()):
+                    if word not in STOPWORDS:
+                        found.add(stem(word))
+                        surface[stem(word)][word] += 1
+            contracts[names[key]].update(found)
+            labelled[names[key]] += 1
+    return _distinctive(contracts, labelled, surface, sorted(names.values()))
 
 
 def main() -> None:
@@ -148,7 +193,7 @@ def main() -> None:
     embeddings = Embedder().encode([text for _, _, text in items])
     if not args.no_cv:
         results = cross_validate(items, embeddings)
-        print(f"question -> category, leaving each style out ({len(items)} texts, {len(CATEGORY_TYPES)} categories)")
+        print(f"question -> category, leaving each style out ({len(items)} texts, {len({c for c, _, _ in items})} categories)")
         print(f"{'held-out style':16} {'top-1':>7} {'top-3':>7}")
         for style, (top1, top3) in results.items():
             print(f"{style:16} {top1:>7.3f} {top3:>7.3f}")
@@ -164,7 +209,7 @@ def write_model(out: Path, items: list[tuple[str, str, str]], embeddings: np.nda
     `held_docs`, and save both where engine/query/meaning.py reads them."""
     keep = [i for i, item in enumerate(items) if item[1] not in held_styles]
     vectorizer, model = fit([items[i][2] for i in keep], embeddings[keep], [items[i][0] for i in keep])
-    words = lexicon(held_docs)
+    words = lexicon(held_docs) | nda_lexicon(held_docs)
     categories = [str(c) for c in model.classes_]
     flat = [w for c in categories for w in words.get(c, [])]
     offsets = np.cumsum([0] + [len(words.get(c, [])) for c in categories])

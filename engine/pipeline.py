@@ -23,7 +23,7 @@ from engine.fields.stored import StoredFields
 from engine.llm import LocalModel
 from engine.query.field_query import asks_over_contracts, field_query
 from engine.query.meaning import QuestionModel, question_model, with_meaning
-from engine.query.plan import make_plan
+from engine.query.plan import make_plan, named_contract
 from engine.query.plan_llm import refine
 from engine.query.retriever import Retriever
 from engine.settings import Settings
@@ -77,10 +77,16 @@ class QueryEngine:
             names = {d.doc_id: d.file_name for d in self.store.documents()}
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
+        titles = {d.doc_id: d.title for d in self.store.documents() if d.doc_id in doc_ids} if len(doc_ids) > 1 else {}
+        named = named_contract(question, titles) if titles else None
+        if named is not None:  # "the mutual non-disclosure agreement": that one contract answers
+            doc_ids, named_title = [named], f"“{titles[named]}”"
         if answer and 1 < len(doc_ids) <= settings.limits.answer_each:
             result = self._each(question, doc_ids, filters, settings, mode, budget, on_text, on_progress, meant, stamp)
         else:
             result = self._one(question, doc_ids, filters, settings, mode, budget, answer, on_text, meant, stamp)
+            if answer and named is not None:
+                result.answer.notes.append(f"The question names one contract by its title, so it was answered from {named_title}.")
             if answer and len(doc_ids) > settings.limits.answer_each:
                 result.answer.notes.append(
                     f"Asked over {len(doc_ids)} contracts, so answered from the best matches among them; choose "

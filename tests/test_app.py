@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.settings import PROJECT_ROOT
-from tests.conftest import GCLOUD, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 
@@ -91,7 +91,7 @@ def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, 
     found_by = {row["Clause"]: (row["Found by"], row["Cited"]) for _, row in trail.iterrows()}
     assert trail.iloc[0]["Clause"] == "Section 4.6.1" and found_by["Section 4.6.1"] == ("search hit (keyword #1, vector #1, topic #1)", True)
     assert found_by["Section 4.6.2"] == ("cited by 4.6.1 (1 hop)", True)
-    assert found_by["Section 4.6.3"] == ("part of 4.6 (1 hop)", True)
+    assert found_by["Section 4.6.3"] == ("cited by 4.6.4 (1 hop)", True)  # "Subject to Clause 4.6.3 above"
 
     chip.click().run()
     assert not at.exception, at.exception
@@ -241,3 +241,21 @@ def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sa
     assert any(m.value == "**3 of 3 contracts** governed by the law of England and Wales." for m in at.markdown)
     assert at.button(key="cite-0-1").label.startswith("[1] Section 10 · p. 2")
     assert at.get("download_button")  # the export includes the list
+
+
+def test_a_question_over_several_contracts_is_answered_for_each(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/ask.py").run()
+    at.chat_input[0].set_value("Which law governs this agreement?").run()  # no contract chosen: all three
+    assert not at.exception, at.exception
+    assert any(m.value == "**Found in 3 of 3 contracts, each answered on its own.**" for m in at.markdown)
+    leads = [m.value for m in at.markdown if m.value.startswith("**") and " · Found in " in m.value]
+    expected = [(MUTUAL_NDA, "Section 10, page 2"), (HIGHWAYS_NDA, "Section 8.1, page 7"), (GCLOUD, "Section 8.7 (Law and jurisdiction), page 17")]
+    assert [lead.split(" · Found in ")[0] for lead in leads] == [f"**{path.name}**" for path, _ in expected]
+    assert all(lead.split(" · Found in ")[1].startswith(where) for lead, (_, where) in zip(leads, expected))
+    assert at.button(key="cite-0-2").label == f"[2] Section 8.1 · p. 7 · {HIGHWAYS_NDA.name}"
+    at.button(key="cite-0-2").click().run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Viewer"
+    captions = [picture.caption for image in at.get("image") for picture in image.proto.imgs]
+    assert captions[0].startswith(f"{HIGHWAYS_NDA.name} — page 7 of ")

@@ -364,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             kept = set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
             files[name] = [r for r in files[name] if r["docs"][0] in kept]
         sample = sorted({Path(r["docs"][0]).stem for r in files["cuad_phrasings.jsonl"]})
+        sample += sorted({f"contractnli:{Path(r['docs'][0]).stem}" for r in files["contractnli_dev.jsonl"]})
         out.mkdir(parents=True, exist_ok=True)
         (out / "sample_docs.txt").write_text("\n".join(sample) + "\n")
     first = ("id", "docs", "question", "answerable", "hops", "type", "evidence", "answer")

@@ -15,6 +15,7 @@ import math
 
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
+from engine.query.meaning import NDA_PREFIX
 from engine.settings import AbstainSettings
 from models.plan import CategoryGuess
 from engine.text.matching import stem, stems
@@ -24,7 +25,7 @@ ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an 
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
-    "category_probability", "category_found", "category_evidence", "stated_by_meaning",
+    "category_probability", "category_found", "category_evidence", "stated_by_meaning", "nda_term",
 )
 #: Categories every contract states (its name, its parties, its date), recognised by meaning.
 STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
@@ -79,13 +80,16 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
     and whether it is a fact every contract states."""
     guesses = evidence.retrieval.plan.categories
     if not guesses:
-        return {"category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0}
+        return {"category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0, "nda_term": 0.0}
     found = [_category_found(evidence, g, sentences) for g in guesses]
     return {
         "category_probability": guesses[0].probability,
         "category_found": found[0],
         "category_evidence": sum(g.probability * f for g, f in zip(guesses, found)),
         "stated_by_meaning": sum(g.probability for g in guesses if g.category in STATED_CATEGORIES),
+        # an NDA's terms are asked of contracts that all speak of confidential information: the
+        # words are everywhere, so the same coverage says less than for a commercial clause
+        "nda_term": sum(g.probability for g in guesses if g.category.startswith(NDA_PREFIX)),
     }
 
 

@@ -7,7 +7,9 @@ liability...) with a logistic regression over the local embedding model's vector
 question and its character n-grams (which keep "asignment" close to "assignment"). It was
 trained by `bench/train_question_model.py` on hand-written phrasings of every category in
 seven styles, CUAD's category descriptions and the categories' standard wording, and
-cross-validated by leaving each style out.
+cross-validated by leaving each style out. Beside the 41 CUAD categories it knows the 17
+terms ContractNLI asks of an NDA ("NDA: Sharing with employees", "NDA: No reverse
+engineering"...), from the same kind of phrasings.
 
 A recognised category brings what the question's own words lack: the clause types to search
 (`CATEGORY_TYPES`) and the words contracts use for it (the model's lexicon, read from the
@@ -76,6 +78,16 @@ CATEGORY_TYPES: dict[str, list[ClauseType]] = {
 }
 
 
+NDA_PREFIX = "NDA: "  # the model's categories for ContractNLI's hypotheses: an NDA's usual terms
+
+
+def clause_types(category: str) -> list[ClauseType]:
+    """The clause types holding a category's clauses; an NDA term is a confidentiality clause."""
+    if category.startswith(NDA_PREFIX):
+        return [T.CONFIDENTIALITY]
+    return CATEGORY_TYPES.get(category, [])
+
+
 def char_vectorizer() -> TfidfVectorizer:
     """Character n-grams within words: robust to typos and word endings."""
     return TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, lowercase=True, dtype=np.float32)
@@ -127,7 +139,7 @@ def with_meaning(plan: QueryPlan, guesses: list[CategoryGuess], lexicon: dict[st
     plan.categories = guesses
     steering = [g for g in guesses if g.probability >= settings.category_min]
     for guess in steering:
-        plan.topics += [t for t in CATEGORY_TYPES.get(guess.category, []) if t not in plan.topics]
+        plan.topics += [t for t in clause_types(guess.category) if t not in plan.topics]
         known = set(plan.keywords) | set(plan.expansions)
         plan.expansions += [w for w in guess.words if w not in known]
     if steering:

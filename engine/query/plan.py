@@ -186,6 +186,24 @@ def keywords(question: str, terms: Iterable[str] = ()) -> tuple[list[str], list[
     return list(found), list(expansions)
 
 
+def named_contract(question: str, titles: dict[str, str]) -> str | None:
+    """The one contract (doc id, from doc id -> title) the question names by its title: "which
+    law governs the mutual non-disclosure agreement?" names the one title in scope with the
+    words before "agreement" ("mutual", "non-disclosure"), read back while a title has them."""
+    title_words = {doc_id: {w.lower() for w in _WORD.findall(title)} for doc_id, title in titles.items()}
+    known = set().union(*title_words.values()) if title_words else set()
+    for match in _NAMED_AGREEMENT.finditer(question):
+        words: list[str] = []
+        for word in reversed([w.lower() for w in _WORD.findall(match.group("words"))]):
+            if word not in known or word in STOPWORDS:
+                break
+            words.append(word)
+        named = [doc_id for doc_id, found in title_words.items() if words and set(words) <= found]
+        if len(named) == 1:
+            return named[0]
+    return None
+
+
 def _title_words(question: str, graphs: list[DocGraph]) -> set[str]:
     """Words naming the contract itself ("the co-branding agreement"): every clause of it is
     about that, so they say nothing about where to look."""
