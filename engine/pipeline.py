@@ -72,7 +72,7 @@ class QueryEngine:
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
         doc_ids = scope if scope else [d.doc_id for d in self.store.documents()]
         meant = self.meant(question)
-        query = field_query(question, presence_model().categories, meant, settings.retrieval.category_min)
+        query = field_query(question, presence_model().categories, meant, settings.retrieval.category_min, several=len(doc_ids) > 1)
         if query is not None:
             names = {d.doc_id: d.file_name for d in self.store.documents()}
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)

@@ -66,3 +66,13 @@ def test_a_request_over_many_contracts_is_recognised_by_its_form_and_its_topic_b
     law = [CategoryGuess(category="Governing Law", probability=0.8)]
     query = field_query("list the agreements that are subject to New York law", [], law, 0.3)
     assert query is not None and query.governing_law == "New York"
+
+
+def test_a_search_box_query_naming_a_law_over_several_contracts_lists_those_under_it():
+    from models.plan import CategoryGuess
+
+    law = [CategoryGuess(category="Governing Law", probability=0.8)]
+    query = field_query("New York governing law", [], law, 0.3, several=True)
+    assert query is not None and query.governing_law == "New York"
+    assert field_query("New York governing law", [], law, 0.3, several=False) is None  # one contract: search answers it
+    assert field_query("governing law", [], law, 0.3, several=True) is None  # no law named: each contract's own answer

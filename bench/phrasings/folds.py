@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train_question_model import training_texts, write_model  # noqa: E402  (bench/ on sys.path; it puts the project there)
+from train_question_model import TRAIN, training_texts, write_model  # noqa: E402  (bench/ on sys.path; it puts the project there)
 from engine.embed import Embedder  # noqa: E402
 
 CUAD_STYLE = "cuad"  # the built files' name for cuad_dev's own wording; the trainer's is "standard"
@@ -36,7 +36,7 @@ def main() -> None:
     items = training_texts()
     embeddings = Embedder().encode([text for _, _, text in items])
     held_docs = set(args.hold_docs.read_text().split()) if args.hold_docs else set()
-    for style in sorted({style for _, style, _ in items}):
+    for style in sorted({style for _, style, _ in items if not style.startswith(TRAIN)}):
         name = CUAD_STYLE if style == "standard" else style
         write_model(args.out / f"{name}.npz", items, embeddings, {style}, held_docs)
 

@@ -114,6 +114,22 @@ def jurisdiction_in(sentence: str) -> str | None:
     return "England and Wales" if chosen == "England" else chosen
 
 
+_ANY_NAME = re.compile(rf"\b(?P<name>{_ALTERNATION}|{'|'.join(_ADJECTIVES)})\b", re.IGNORECASE)
+
+
+def jurisdiction_named(text: str) -> str | None:
+    """A jurisdiction a short text names anywhere ("New York governing law"), as a gazetteer
+    name; `jurisdiction_in` reads a whole governing-law sentence instead."""
+    found = jurisdiction_in(text)
+    if found is not None:
+        return found
+    match = _ANY_NAME.search(" ".join(text.replace("\u2019", "'").split()))
+    if match is None:
+        return None
+    name = _name(match.group("name"))
+    return "England and Wales" if name == "England" else name
+
+
 def _name(written: str) -> str:
     adjective = next((name for adj, name in _ADJECTIVES.items() if adj.lower() == written.lower()), None)
     return adjective or _NAMES[written.lower()]

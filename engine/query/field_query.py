@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from engine.fields.jurisdiction import jurisdiction_in
+from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_named
 from models.enumeration import FieldQuery
 from models.plan import CategoryGuess
 
@@ -16,7 +16,7 @@ from models.plan import CategoryGuess
 # the topic, which the question model reads by meaning.
 _DOCS = r"(?:contracts|contarcts|contrcts|agreements|agreemnts|agrements|agreemets|deals|instruments|ndas)"
 _DOCS_END = r"(?:contracts|contarcts|contrcts|agreements|agreemnts|agrements|agreemets|deals)"
-_ONE = r"(?:contract|agreement|document|deal)"
+_ONE = r"(?:contract|agreement|document|deal|instrument)"
 _WH = r"(?:which|wich|whcih|what)"
 _ENUMERATION = re.compile(
     rf"\b{_WH}\s+(?:of\s+(?:the|these|our|my)\s+)?(?:[\w-]+\s+){{0,3}}?{_DOCS}\b"
@@ -84,16 +84,20 @@ def counts(question: str) -> bool:
     return bool(_COUNT.search(question))
 
 
-def field_query(question: str, known_categories: list[str], meant: list[CategoryGuess] = (), min_probability: float = 1.0) -> FieldQuery | None:
+def field_query(
+    question: str, known_categories: list[str], meant: list[CategoryGuess] = (), min_probability: float = 1.0, several: bool = False,
+) -> FieldQuery | None:
     """The filter an enumeration question asks for; None when the question is not one.
 
     The category is the question model's (`meant`, likeliest first) when it is at least
-    `min_probability` sure of it; the cue table is the fallback."""
-    if not asks_over_contracts(question):
-        return None
-    query = FieldQuery(question=question, kind="count" if counts(question) else "list")
+    `min_probability` sure of it; the cue table is the fallback. With `several` contracts in
+    scope, a search-box query about the governing law that names a jurisdiction ("New York
+    governing law") asks for the contracts under that law too."""
     sure = [g.category for g in meant if g.probability >= min_probability]
     law_meant = "Governing Law" in sure[:1]
+    if not asks_over_contracts(question) and not (several and law_meant and jurisdiction_named(question)):
+        return None
+    query = FieldQuery(question=question, kind="count" if counts(question) else "list")
     query.categories = [c for c in sure[:1] if c in known_categories]
     if not query.categories and not law_meant:
         query.categories = [c for c in known_categories if c in _CUES and _CUES[c].search(question)]
@@ -109,6 +113,8 @@ def field_query(question: str, known_categories: list[str], meant: list[Category
         query.expiry_year = int(expiry.group("year"))
     if law_meant or _LAW_ASKED.search(question) and not (query.categories and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
         query.governing_law = jurisdiction_in(question.replace("governed by", "governed by the laws of"))
+        if query.governing_law is None and law_meant:  # "choice of law New York", "contracts under Delaware rules"
+            query.governing_law = jurisdiction_named(question)
         if query.governing_law is None:
             named = _UNKNOWN_LAW.search(question)
             if named and named.group("name").lower() not in {"which", "what", "the"}:
