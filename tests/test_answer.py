@@ -48,7 +48,7 @@ def test_extractive_answer_cites_the_governing_law_clause(ask, doc):
     first = answer.citations[0]
     assert (first.ref, first.page, first.number) == ("8.1", 7, 1)
     assert first.quote.startswith(LAW_QUOTE[:40]) and "English law" in first.quote
-    assert answer.lead.startswith("Found in Section 8.1, page 7")
+    assert answer.lead == "Governing law: England and Wales. Found in Section 8.1, page 7."  # the field first, in one line
     assert answer.claims[0].citations == [1] and first.quote in answer.claims[0].text
 
 

@@ -79,7 +79,7 @@ def test_ask_prints_cited_answers_abstentions_and_the_format_json(tmp_path):
     assert result.returncode == 0 and "Traceback" not in result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Answered by: extractive (no language model")
-    assert "Found in Section 10, page 2." in lines  # one quote: no other sentence shares the meaning or half the words
+    assert "Governing law: England and Wales. Found in Section 10, page 2." in lines  # the field's value first, in one line
     assert f"  [1] {MUTUAL_NDA.name}, Section 10, page 2" in lines
 
     result = engine("ask", "--db", db, "--doc", MUTUAL_NDA.name, "--json", "Which law governs this agreement?")

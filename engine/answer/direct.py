@@ -1,0 +1,96 @@
+"""A question about one of the contract's fields gets a one-line answer first.
+
+"What is this contract called?", "whcih state law aplies", "when was it signed?": the
+question model says which field is asked (engine/query/meaning.py), ingest already read that
+field with the sentence it came from (engine/fields/), so the answer opens with the value and
+that sentence, cited, before the quotes the search found. A field the contract does not state
+changes nothing: the search's answer (or its "Not found") stands. A local model's answer is
+left as the model wrote it (its quotes are checked on their own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.answer.citations import Citer
+from models.answer import Answer, BackendKind, Citation, Claim, section_name
+from models.clause import Clause
+from models.fields import ContractFields, FieldValue
+from models.plan import QueryPlan
+
+ClauseLookup = Callable[[str], Clause | None]
+
+#: CUAD category -> (what the line calls it, the ContractFields attribute holding it)
+FIELDS: dict[str, tuple[str, str]] = {
+    "Document Name": ("Title", "title"),
+    "Parties": ("Parties", "parties"),
+    "Agreement Date": ("Agreement date", "agreement_date"),
+    "Effective Date": ("Effective date", "effective_date"),
+    "Expiration Date": ("Term", "expiration"),
+    "Renewal Term": ("Renewal", "renewal_term"),
+    "Governing Law": ("Governing law", "governing_law"),
+}
+
+
+def with_direct_answer(
+    answer: Answer, plan: QueryPlan, fields: ContractFields, citer: Citer, clause: ClauseLookup,
+    opening: list[Clause], min_probability: float,
+) -> Answer:
+    """`answer` led by the asked field's value and its cited sentence, when the question model
+    is at least `min_probability` sure a field is asked and the contract states it.
+    `opening`: the contract's first-page clauses, where its title is printed."""
+    guesses = plan.categories
+    if answer.backend is not BackendKind.EXTRACTIVE:  # a model's answer is its own reading of the passages, checked as such
+        return answer
+    if not guesses or guesses[0].probability < min_probability or guesses[0].category not in FIELDS:
+        return answer
+    label, attribute = FIELDS[guesses[0].category]
+    found = _value_and_citation(getattr(fields, attribute), citer, clause, opening)
+    if found is None:
+        return answer
+    value, citation = found
+    # the search's own quote of the same sentence, when it holds the field's words, reads whole
+    citation = next(
+        (c for c in answer.citations if c.clause_id == citation.clause_id and c.char_start <= citation.char_start and c.char_end >= citation.char_end),
+        citation,
+    ) if not answer.abstained else citation
+    kept = [c for c in answer.citations if not _same_words(c, citation)] if not answer.abstained else []
+    renumber = {c.number: n for n, c in enumerate(kept, start=2)}
+    claims = [Claim(text=f"{label}: {value} ({section_name(citation.ref)}, page {citation.page}): “{citation.quote}”", citations=[1])]
+    claims += [
+        Claim(text=c.text, citations=[renumber[n] for n in c.citations if n in renumber])
+        for c in (answer.claims if not answer.abstained else [])
+        if any(n in renumber for n in c.citations)
+    ]
+    citations = [citation.model_copy(update={"number": 1})] + [c.model_copy(update={"number": renumber[c.number]}) for c in kept]
+    return answer.model_copy(update={
+        "abstained": False,
+        "lead": f"{label}: {value}. Found in {section_name(citation.ref)}, page {citation.page}.",
+        "claims": claims,
+        "citations": citations,
+        "closest": [],
+        "notes": answer.notes + [f"{label} as read from the contract when it was added; the sentence it comes from is quoted first."],
+    })
+
+
+def _value_and_citation(field, citer: Citer, clause: ClauseLookup, opening: list[Clause]) -> tuple[str, Citation] | None:
+    if isinstance(field, str):  # the title: printed on the first page
+        if not field.strip():
+            return None
+        for candidate in opening:
+            citation = citer.cite(candidate, field)
+            if citation is not None:
+                return field, citation
+        return None
+    values: list[FieldValue] = field if isinstance(field, list) else [field] if field is not None else []
+    if not values:
+        return None
+    source = clause(values[0].clause_id)
+    citation = citer.cite(source, values[0].quote) if source is not None else None
+    if citation is None:
+        return None
+    return "; ".join(v.value for v in values), citation
+
+
+def _same_words(a: Citation, b: Citation) -> bool:
+    return a.clause_id == b.clause_id and a.char_start < b.char_end and b.char_start < a.char_end
