@@ -98,3 +98,22 @@ def test_contractnli_phrasings(key):
     for p in phrasings:
         assert not placeholders(p["text"]), (key, p)
         assert words(p["text"]) != words(entry["hypothesis"]), key
+
+
+def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
+    """A training question that copies an evaluated phrasing would make the held-out figures
+    in-sample; every category and NDA term has its training questions in the known styles."""
+    training = load("training_questions.json")
+    categories, hypotheses = load("cuad_categories.json")["categories"], load("contractnli.json")["hypotheses"]
+    assert set(training["categories"]) == set(categories) and set(training["nda"]) == set(hypotheses)
+    evaluated = {words(c["cuad"]) for c in categories.values()} | {words(h["hypothesis"]) for h in hypotheses.values()}
+    evaluated |= {words(p["text"]) for entry in [*categories.values(), *hypotheses.values()] for p in entry["phrasings"]}
+    seen: set[str] = set()
+    nda_styles = STYLES - {"keyword", "party"}  # an NDA's parties are the Disclosing and Receiving Party
+    for name, questions in [*training["categories"].items(), *training["nda"].items()]:
+        check_phrasings(name, questions, nda_styles if name in hypotheses else STYLES, 6)
+        for question in questions:
+            key = words(question["text"])
+            assert key not in evaluated and key not in seen, (name, question["text"])
+            seen.add(key)
+            assert placeholders(question["text"]) <= {"{party}", "{other}"}
