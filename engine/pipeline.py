@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from llama_index.core.base.response.schema import Response
 from llama_index.core.query_engine import CustomQueryEngine
@@ -24,7 +25,7 @@ from engine.fields.stored import StoredFields
 from engine.llm import LocalModel
 from engine.query.field_query import asks_over_contracts, field_query
 from engine.query.meaning import QuestionModel, question_model, with_meaning
-from engine.query.plan import make_plan, named_contract
+from engine.query.plan import make_plan, named_contract, without_words
 from engine.query.plan_llm import refine
 from engine.query.retriever import Retriever
 from engine.settings import Settings
@@ -38,6 +39,20 @@ from models.retrieval import Mode
 
 
 Progress = Callable[[int, int], None]  # (contracts done, contracts in all)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """One question as `QueryEngine.run` received it, for the steps that answer it."""
+
+    question: str
+    filters: Filters | None
+    settings: Settings
+    mode: Mode
+    budget: int | None
+    on_text: TextCallback | None
+    meant: list[CategoryGuess]
+    stamp: dict
 
 
 class QueryEngine:
@@ -71,23 +86,26 @@ class QueryEngine:
         started = time.perf_counter()
         settings = settings or self.settings
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
-        doc_ids = scope if scope else [d.doc_id for d in self.store.documents()]
+        documents = {d.doc_id: d for d in self.store.documents()}  # read once per question
+        doc_ids = scope if scope else list(documents)
         meant = self.meant(question)
         query = field_query(question, presence_model().categories, meant, settings.retrieval.category_min, several=len(doc_ids) > 1)
         if query is not None:
-            names = {d.doc_id: d.file_name for d in self.store.documents()}
+            names = {doc_id: d.file_name for doc_id, d in documents.items()}
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
-        titles = {d.doc_id: d.title for d in self.store.documents() if d.doc_id in doc_ids} if len(doc_ids) > 1 else {}
+        titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
-        if named is not None:  # "the mutual non-disclosure agreement": that one contract answers
-            doc_ids, named_title = [named], f"“{titles[named]}”"
+        if named is not None:  # "the mutual non-disclosure agreement": that one contract answers,
+            doc_ids = [named]  # and its title's words say nothing of what is asked about it
+            meant = self.meant(without_words(question, titles[named]))
+        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, stamp)
         if answer and 1 < len(doc_ids) <= settings.limits.answer_each:
-            result = self._each(question, doc_ids, filters, settings, mode, budget, on_text, on_progress, meant, stamp)
+            result = self._each(asked, doc_ids, {doc_id: documents[doc_id].file_name for doc_id in doc_ids if doc_id in documents}, on_progress)
         else:
-            result = self._one(question, doc_ids, filters, settings, mode, budget, answer, on_text, meant, stamp)
+            result = self._one(asked, doc_ids, answer)
             if answer and named is not None:
-                result.answer.notes.append(f"The question names one contract by its title, so it was answered from {named_title}.")
+                result.answer.notes.append(f"The question names one contract by its title, so it was answered from “{titles[named]}”.")
             if answer and len(doc_ids) > settings.limits.answer_each:
                 result.answer.notes.append(
                     f"Asked over {len(doc_ids)} contracts, so answered from the best matches among them; choose "
@@ -96,15 +114,16 @@ class QueryEngine:
         result.seconds = round(time.perf_counter() - started, 3)
         return result
 
-    def _one(self, question, doc_ids, filters, settings, mode, budget, answer, on_text, meant, stamp) -> QueryResult:
+    def _one(self, asked: _Asked, doc_ids: list[str], answer: bool) -> QueryResult:
         """Retrieval over the contracts together, and one answer from what ranked best."""
         started = time.perf_counter()
+        settings = asked.settings
         graphs = self.retriever.graphs(doc_ids)
-        plan = self.plan(question, graphs, filters, settings, meant)
-        retrieval = self.retriever.retrieve(plan, settings.retrieval, mode, budget, graphs)
-        result = QueryResult(**stamp, plan=plan, retrieval=retrieval)
+        plan = self.plan(asked.question, graphs, asked.filters, settings, asked.meant)
+        retrieval = self.retriever.retrieve(plan, settings.retrieval, asked.mode, asked.budget, graphs)
+        result = QueryResult(**asked.stamp, plan=plan, retrieval=retrieval)
         if answer:
-            drafted = self.answerer.answer(retrieval, graphs, settings, self.model, on_text)
+            drafted = self.answerer.answer(retrieval, graphs, settings, self.model, asked.on_text)
             if len(graphs) == 1:  # a field question about one contract: its value, cited, comes first
                 opening = [c for c in graphs[0].clauses if c.page_start == 1]
                 drafted = with_direct_answer(
@@ -114,24 +133,23 @@ class QueryEngine:
             result.answer = drafted.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
         return result
 
-    def _each(self, question, doc_ids, filters, settings, mode, budget, on_text, on_progress, meant, stamp) -> QueryResult:
+    def _each(self, asked: _Asked, doc_ids: list[str], names: dict[str, str], on_progress: Progress | None) -> QueryResult:
         """Each contract answered on its own. A "which / do any of these..." request that no
         contract field can settle becomes a listing of the contracts where an answer was found;
         any other question shows every contract's answer. The best-supported answer stays the
         result's `answer`, with its plan and retrieval."""
-        names = {d.doc_id: d.file_name for d in self.store.documents()}
         singles: list[QueryResult] = []
         for done, doc_id in enumerate(doc_ids, start=1):
-            singles.append(self._one(question, [doc_id], filters, settings, mode, budget, True, on_text, meant, stamp))
+            singles.append(self._one(asked, [doc_id], answer=True))
             if on_progress is not None:
                 on_progress(done, len(doc_ids))
         rows = [ContractAnswer(doc_id=d, file=names.get(d, d), answer=r.answer) for d, r in zip(doc_ids, singles)]
         best = max(singles, key=lambda r: (not r.answer.abstained, r.answer.support))
-        result = QueryResult(**stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer)
-        if asks_over_contracts(question):
-            result.enumeration = listing_by_search(question, rows, meant, settings.retrieval.category_min)
+        result = QueryResult(**asked.stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer)
+        if asks_over_contracts(asked.question):
+            result.enumeration = listing_by_search(asked.question, rows, asked.meant, asked.settings.retrieval.category_min)
         else:
-            result.per_contract = PerContract(question=question, rows=rows)
+            result.per_contract = PerContract(question=asked.question, rows=rows)
         return result
 
     def meant(self, question: str) -> list[CategoryGuess]:

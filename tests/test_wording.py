@@ -76,3 +76,13 @@ def test_a_search_box_query_naming_a_law_over_several_contracts_lists_those_unde
     assert query is not None and query.governing_law == "New York"
     assert field_query("New York governing law", [], law, 0.3, several=False) is None  # one contract: search answers it
     assert field_query("governing law", [], law, 0.3, several=True) is None  # no law named: each contract's own answer
+
+
+def test_a_question_naming_one_contract_by_its_title_is_answered_from_it_alone(sample_library):
+    result = sample_library.ask("Which law governs the mutual non-disclosure agreement?")  # all three in scope
+    assert result.per_contract is None and result.plan.categories[0].category == "Governing Law"
+    assert result.answer.lead == "Governing law: England and Wales. Found in Section 10, page 2."
+    assert result.answer.citations[0].file_name == MUTUAL_NDA.name
+    assert result.answer.notes[-1] == "The question names one contract by its title, so it was answered from “Mutual Non-Disclosure Agreement”."
+    # "the non-disclosure agreement" fits two titles: each contract answers for itself
+    assert sample_library.ask("Which law governs the non-disclosure agreement?").per_contract is not None

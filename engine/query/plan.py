@@ -204,6 +204,14 @@ def named_contract(question: str, titles: dict[str, str]) -> str | None:
     return None
 
 
+def without_words(question: str, title: str) -> str:
+    """The question less the words of a title it names: "which law governs the mutual
+    non-disclosure agreement?" -> "which law governs the agreement?"."""
+    words = {w.lower() for w in _WORD.findall(title)} - {"agreement", "contract"}
+    kept = [w for w in re.split(r"(\s+)", question) if w.strip(" ?.,;:!\"'“”‘’()").lower() not in words]
+    return re.sub(r"\s{2,}", " ", "".join(kept)).strip()
+
+
 def _title_words(question: str, graphs: list[DocGraph]) -> set[str]:
     """Words naming the contract itself ("the co-branding agreement"): every clause of it is
     about that, so they say nothing about where to look."""
