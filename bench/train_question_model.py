@@ -166,6 +166,27 @@ def _distinctive(contracts, labelled, surface, categories: list[str]) -> dict[st
         words[category] = [surface[s].most_common(1)[0][0] for s in best]
     return words
 
+def priors(held_docs: set[str]) -> dict[str, float]:
+    """Per category, the share of dev contracts (less `held_docs`) that state it: the lawyers'
+    labels for CUAD, the NDAs whose hypothesis is not NotMentioned for ContractNLI."""
+    dev = {row["id"] for row in cuad_manifest("dev")} - held_docs
+    stated: collections.Counter = collections.Counter()
+    seen: collections.Counter = collections.Counter()
+    for doc_id, labels in cuad_labels().items():
+        if doc_id in dev:
+            for label in labels:
+                seen[label["category"]] += 1
+                stated[label["category"]] += bool(label["answerable"])
+    names = nda_labels()
+    for nda in json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text())["documents"]:
+        if f"{NDA_PREFIX}{nda['id']}" in held_docs:
+            continue
+        for key, annotation in nda["annotation_sets"][0]["annotations"].items():
+            seen[names[key]] += 1
+            stated[names[key]] += annotation["choice"] != "NotMentioned"
+    return {category: stated[category] / seen[category] for category in seen if seen[category]}
+
+
 def nda_lexicon(held_docs: set[str]) -> dict[str, list[str]]:
     """Per ContractNLI hypothesis, the words its evidence spans use and the other hypotheses'
     spans do not, counted by NDA, over the dev NDAs less `held_docs` (contractnli:<id>)."""
@@ -222,6 +243,7 @@ def write_model(out: Path, items: list[tuple[str, str, str]], embeddings: np.nda
     words = lexicon(held_docs) | nda_lexicon(held_docs)
     categories = [str(c) for c in model.classes_]
     flat = [w for c in categories for w in words.get(c, [])]
+    stated = priors(held_docs)
     offsets = np.cumsum([0] + [len(words.get(c, [])) for c in categories])
     vocabulary = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
     dimension = embeddings.shape[1]
@@ -235,6 +257,7 @@ def write_model(out: Path, items: list[tuple[str, str, str]], embeddings: np.nda
         char_idf=vectorizer.idf_.astype(np.float32),
         lexicon_words=np.array(flat),
         lexicon_offsets=offsets,
+        priors=np.array([stated.get(c, 0.5) for c in categories], dtype=np.float32),
     )
     print(f"wrote {out}: {len(categories)} categories, {len(vocabulary)} character n-grams, lexicon of {len(flat)} words"
           + (f" (styles left out: {', '.join(sorted(held_styles))})" if held_styles else "")

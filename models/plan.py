@@ -52,6 +52,7 @@ class CategoryGuess(BaseModel):
     category: str
     probability: float = Field(ge=0.0, le=1.0)
     words: list[str] = Field(default_factory=list, description="the words contracts use for it (the model's lexicon)")
+    prior: float = Field(default=0.5, ge=0.0, le=1.0, description="share of dev contracts that state it")
 
 
 class QueryPlan(BaseModel):

@@ -25,7 +25,7 @@ ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an 
 FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
-    "category_probability", "category_found", "category_evidence", "stated_by_meaning", "nda_term",
+    "category_probability", "category_found", "category_evidence", "stated_by_meaning", "nda_term", "category_prior",
 )
 #: Categories every contract states (its name, its parties, its date), recognised by meaning.
 STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
@@ -80,7 +80,10 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
     and whether it is a fact every contract states."""
     guesses = evidence.retrieval.plan.categories
     if not guesses:
-        return {"category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0, "nda_term": 0.0}
+        return {
+            "category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0,
+            "nda_term": 0.0, "category_prior": 0.5,
+        }
     found = [_category_found(evidence, g, sentences) for g in guesses]
     return {
         "category_probability": guesses[0].probability,
@@ -90,6 +93,9 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
         # an NDA's terms are asked of contracts that all speak of confidential information: the
         # words are everywhere, so the same coverage says less than for a commercial clause
         "nda_term": sum(g.probability for g in guesses if g.category.startswith(NDA_PREFIX)),
+        # how often contracts state what is asked at all (an effective date: 77% of dev contracts;
+        # source code escrow: a few), weighted by how likely each category is
+        "category_prior": sum(g.probability * g.prior for g in guesses) / (sum(g.probability for g in guesses) or 1.0),
     }
 
 

@@ -109,6 +109,8 @@ class QuestionModel:
         words = [str(w) for w in stored["lexicon_words"]]
         offsets = stored["lexicon_offsets"].tolist()
         self.lexicon = {c: words[offsets[i] : offsets[i + 1]] for i, c in enumerate(self.categories)}
+        # the share of dev contracts that state each category: how often the answer exists at all
+        self.priors = dict(zip(self.categories, stored["priors"].tolist()))
 
     def probabilities(self, question: str, vector: np.ndarray) -> np.ndarray:
         """Softmax over the categories, in `self.categories` order."""
@@ -122,7 +124,10 @@ class QuestionModel:
         """The `top` likeliest categories, likeliest first."""
         probabilities = self.probabilities(question, vector)
         order = np.argsort(-probabilities)[:top]
-        return [CategoryGuess(category=self.categories[i], probability=round(float(probabilities[i]), 4)) for i in order]
+        return [
+            CategoryGuess(category=self.categories[i], probability=round(float(probabilities[i]), 4), prior=round(self.priors[self.categories[i]], 4))
+            for i in order
+        ]
 
 
 @cache
