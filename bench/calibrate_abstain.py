@@ -35,7 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.abstain import FEATURES, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
-from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions  # noqa: E402
+from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions, wording_folds  # noqa: E402
 from engine.service import Library  # noqa: E402
 from engine.settings import PRESETS_DIR  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
@@ -48,22 +48,21 @@ L2 = 1.0  # sklearn's C: the default; the features are few and in [0, 1]
 
 def collect(library: Library, questions, mapping, folds) -> dict[str, np.ndarray]:
     rows, labels, ids, styles, contracts = [], [], [], [], []
-    shipped = library.engine.meaning
-    for number, question in enumerate(questions, start=1):
-        library.engine.meaning = (folds or {}).get(question.style or "", shipped)
-        doc_ids = [mapping[d] for d in question.docs]
-        result = library.engine.run(question.question, doc_ids, mode=Mode.GRAPH, answer=False)
-        if result.retrieval is None:  # an enumeration: answered from the fields, no abstain decision
-            continue
-        found = features(Evidence.gather(result.retrieval, library.scope(doc_ids), library.settings.answer))
-        rows.append([found[name] for name in FEATURES])
-        labels.append(1.0 if question.answerable else 0.0)
-        ids.append(question.id)
-        styles.append(question.style or "unstyled")
-        contracts.append(question.docs[0])
-        if number % 200 == 0:
-            print(f"  {number}/{len(questions)} questions", file=sys.stderr)
-    library.engine.meaning = shipped
+    with wording_folds(library, folds) as read_as:
+        for number, question in enumerate(questions, start=1):
+            read_as(question.style)
+            doc_ids = [mapping[d] for d in question.docs]
+            result = library.engine.run(question.question, doc_ids, mode=Mode.GRAPH, answer=False)
+            if result.retrieval is None:  # an enumeration: answered from the fields, no abstain decision
+                continue
+            found = features(Evidence.gather(result.retrieval, library.scope(doc_ids), library.settings.answer))
+            rows.append([found[name] for name in FEATURES])
+            labels.append(1.0 if question.answerable else 0.0)
+            ids.append(question.id)
+            styles.append(question.style or "unstyled")
+            contracts.append(question.docs[0])
+            if number % 200 == 0:
+                print(f"  {number}/{len(questions)} questions", file=sys.stderr)
     return {"x": np.array(rows), "y": np.array(labels), "ids": np.array(ids), "styles": np.array(styles),
             "contracts": np.array(contracts), "features": np.array(FEATURES)}
 

@@ -17,7 +17,7 @@ from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from engine.answer.answerer import Answerer
-from engine.answer.direct import with_direct_answer
+from engine.answer.direct import asked_field, with_direct_answer
 from engine.answer.enumeration import enumerate_contracts, listing_by_search
 from engine.answer.generate import TextCallback
 from engine.fields.presence import presence_model
@@ -124,12 +124,10 @@ class QueryEngine:
         result = QueryResult(**asked.stamp, plan=plan, retrieval=retrieval)
         if answer:
             drafted = self.answerer.answer(retrieval, graphs, settings, self.model, asked.on_text)
-            if len(graphs) == 1:  # a field question about one contract: its value, cited, comes first
+            field = asked_field(drafted, plan, settings.answer.extractive.lead_probability) if len(graphs) == 1 else None
+            if field is not None:  # a field question about one contract: its value, cited, comes first
                 opening = [c for c in graphs[0].clauses if c.page_start == 1]
-                drafted = with_direct_answer(
-                    drafted, plan, self.fields.of([graphs[0].doc_id])[0], self.answerer.citer, self.clause, opening,
-                    settings.answer.extractive.lead_probability,
-                )
+                drafted = with_direct_answer(drafted, field, self.fields.of([graphs[0].doc_id])[0], self.answerer.citer, self.clause, opening)
             result.answer = drafted.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
         return result
 

@@ -34,7 +34,11 @@ class PerContract(BaseModel):
         return f"Found in {len(self.found)} of {len(self.rows)} contracts, each answered on its own."
 
     @property
+    def cited(self) -> list[tuple[ContractAnswer, Citation]]:
+        """Each contract with an answer and its first citation, numbered across the contracts."""
+        firsts = [(row, row.answer.citations[0]) for row in self.found if row.answer.citations]
+        return [(row, citation.model_copy(update={"number": n})) for n, (row, citation) in enumerate(firsts, start=1)]
+
+    @property
     def citations(self) -> list[Citation]:
-        """The first citation of each contract's answer, numbered across the contracts."""
-        firsts = [row.answer.citations[0] for row in self.found if row.answer.citations]
-        return [c.model_copy(update={"number": n}) for n, c in enumerate(firsts, start=1)]
+        return [citation for _, citation in self.cited]

@@ -100,8 +100,9 @@ def show_per_contract(answers: PerContract, turn: int) -> None:
     """A question over several contracts: each contract's own short answer, its first quote
     cited; the contracts where nothing was found are listed apart, looking different."""
     st.markdown(f"**{answers.headline()}**")
-    citations = answers.citations
-    for row, citation in zip(answers.found, citations):
+    cited = answers.cited
+    citations = [citation for _, citation in cited]
+    for row, citation in cited:
         with st.container(border=True):
             st.markdown(f"**{row.file}** · {row.answer.lead}")
             st.markdown(f"> “{' '.join(citation.quote.split())[:400]}”")

@@ -17,8 +17,8 @@ from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
 from engine.query.meaning import NDA_PREFIX
 from engine.settings import AbstainSettings
-from models.plan import CategoryGuess
 from engine.text.matching import stem, stems
+from models.plan import CategoryGuess
 
 ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank
 
@@ -103,10 +103,9 @@ def _category_found(evidence: Evidence, guess: CategoryGuess, sentences: list[Se
     """How surely the best of `sentences` is of the guessed category."""
     if not sentences:
         return 0.0
-    scores = evidence.category_scores(guess.category)
-    if scores is not None:
-        chosen = {id(s) for s in sentences}
-        return max((score for s, score in zip(evidence.sentences, scores) if id(s) in chosen), default=0.0)
+    scores = [evidence.category_score(s, guess.category) for s in sentences]
+    if scores[0] is not None:
+        return max(scores)
     lexicon = {stem(w) for w in guess.words}
     return max((len(lexicon & stems(s.text)) / len(lexicon) for s in sentences), default=0.0) if lexicon else 0.0
 

@@ -32,19 +32,23 @@ FIELDS: dict[str, tuple[str, str]] = {
 }
 
 
-def with_direct_answer(
-    answer: Answer, plan: QueryPlan, fields: ContractFields, citer: Citer, clause: ClauseLookup,
-    opening: list[Clause], min_probability: float,
-) -> Answer:
-    """`answer` led by the asked field's value and its cited sentence, when the question model
-    is at least `min_probability` sure a field is asked and the contract states it.
-    `opening`: the contract's first-page clauses, where its title is printed."""
+def asked_field(answer: Answer, plan: QueryPlan, min_probability: float) -> tuple[str, str] | None:
+    """(label, ContractFields attribute) of the field the question asks for, when the question
+    model is at least `min_probability` sure of it and the answer is extractive (a model's
+    answer is its own reading of the passages, checked as such); else None."""
     guesses = plan.categories
-    if answer.backend is not BackendKind.EXTRACTIVE:  # a model's answer is its own reading of the passages, checked as such
-        return answer
-    if not guesses or guesses[0].probability < min_probability or guesses[0].category not in FIELDS:
-        return answer
-    label, attribute = FIELDS[guesses[0].category]
+    if answer.backend is not BackendKind.EXTRACTIVE or not guesses or guesses[0].probability < min_probability:
+        return None
+    return FIELDS.get(guesses[0].category)
+
+
+def with_direct_answer(
+    answer: Answer, field: tuple[str, str], fields: ContractFields, citer: Citer, clause: ClauseLookup, opening: list[Clause],
+) -> Answer:
+    """`answer` led by the asked `field`'s value (from `asked_field`) and its cited sentence,
+    when the contract states it. `opening`: the contract's first-page clauses, where its title
+    is printed."""
+    label, attribute = field
     found = _value_and_citation(getattr(fields, attribute), citer, clause, opening)
     if found is None:
         return answer

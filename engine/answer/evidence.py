@@ -11,7 +11,6 @@ from functools import cached_property
 
 import numpy as np
 
-
 from engine.fields.presence import contract_sentences, presence_model
 from engine.store.graphcache import DocGraph
 from engine.answer.question_words import QuestionWords
@@ -74,13 +73,22 @@ class Evidence:
     def scope_stems(self) -> set[str]:
         return {key for graph in self.graphs.values() for key in graph.stem_frequency}
 
-    def category_scores(self, category: str) -> list[float] | None:
-        """The presence classifier's probability that each sentence (in `self.sentences`
-        order) is of `category`; None for a category it has no model of."""
+    def category_score(self, sentence: Sentence, category: str) -> float | None:
+        """The presence classifier's probability that `sentence` (one of `self.sentences`) is of
+        `category`; None for a category it has no model of."""
         model = presence_model()
         if category not in model.categories:
             return None
-        return [float(p) for p in self._presence[:, model.categories.index(category)]]
+        return float(self._presence[self._index[id(sentence)], model.categories.index(category)])
+
+    def is_of_category(self, sentence: Sentence, category: str) -> bool:
+        """Whether the presence classifier puts `sentence` in `category` (its own threshold)."""
+        score = self.category_score(sentence, category)
+        return score is not None and score >= presence_model().thresholds[category]
+
+    @cached_property
+    def _index(self) -> dict[int, int]:
+        return {id(sentence): index for index, sentence in enumerate(self.sentences)}
 
     @cached_property
     def _presence(self):

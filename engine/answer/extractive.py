@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from engine.answer.citations import Citer
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
-from engine.fields.presence import presence_model
 from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
 from models.retrieval import Passage
@@ -104,14 +103,8 @@ def _relevant(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
         return False
     if sentence.coverage >= 0.5 * first.coverage:
         return True
-    model = presence_model()
-    for guess in evidence.retrieval.plan.categories:
-        scores = evidence.category_scores(guess.category)
-        if guess.probability >= evidence.settings.extractive.lead_probability / 2 and scores is not None:
-            index = next(i for i, s in enumerate(evidence.sentences) if s is sentence)
-            if scores[index] >= model.thresholds[guess.category]:
-                return True
-    return False
+    likely = evidence.settings.extractive.lead_probability / 2
+    return any(g.probability >= likely and evidence.is_of_category(sentence, g.category) for g in evidence.retrieval.plan.categories)
 
 
 def _category_lead(evidence: Evidence, candidates: list[Sentence]) -> Sentence | None:
@@ -123,12 +116,11 @@ def _category_lead(evidence: Evidence, candidates: list[Sentence]) -> Sentence |
     guesses = evidence.retrieval.plan.categories
     if not guesses or guesses[0].probability < settings.lead_probability:
         return None
-    scores = evidence.category_scores(guesses[0].category)
-    if scores is None:
-        return None
-    threshold = presence_model().thresholds[guesses[0].category]
-    allowed = {id(s) for s in candidates if s.rank < settings.lead_ranks}
-    found = [(s.rank, -score, s) for s, score in zip(evidence.sentences, scores) if id(s) in allowed and score >= threshold]
+    category = guesses[0].category
+    found = [
+        (s.rank, -evidence.category_score(s, category), s)
+        for s in candidates if s.rank < settings.lead_ranks and evidence.is_of_category(s, category)
+    ]
     return min(found, key=lambda f: f[:2])[2] if found else None
 
 

@@ -10,7 +10,8 @@ citations are filled by the answerer once there is one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -140,11 +141,9 @@ def run(
     # Warm the model and each document's graph so timings measure retrieval alone.
     library.embedder.encode(["warm up"])
     library.retriever.graphs(sorted(set(mapping.values())))
-    handle = out.open("w") if out else None
-    shipped = library.engine.meaning
-    try:
+    with wording_folds(library, fold_models) as read_as, (out.open("w") if out else nullcontext()) as handle:
         for question in questions:
-            library.engine.meaning = (fold_models or {}).get(question.style or "", shipped)
+            read_as(question.style)
             started = time.perf_counter()
             doc_ids = [mapping[d] for d in question.docs]
             result = library.engine.run(question.question, doc_ids, mode=mode, answer=answer)
@@ -155,11 +154,22 @@ def run(
                 retrievals[question.id] = result.retrieval
             if handle:
                 handle.write(output.model_dump_json() + "\n")
+    return outputs, retrievals
+
+
+@contextmanager
+def wording_folds(library: Library, fold_models: dict[str, QuestionModel] | None) -> Iterator[Callable[[str | None], None]]:
+    """Within it, `read_as(style)` has the next question read by the question model trained
+    without that style (the shipped one for a style with no fold); the shipped one after."""
+    shipped = library.engine.meaning
+
+    def read_as(style: str | None) -> None:
+        library.engine.meaning = (fold_models or {}).get(style or "", shipped)
+
+    try:
+        yield read_as
     finally:
         library.engine.meaning = shipped
-        if handle:
-            handle.close()
-    return outputs, retrievals
 
 
 def load_fold_models(folder: Path) -> dict[str, QuestionModel]:

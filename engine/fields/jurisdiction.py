@@ -109,9 +109,12 @@ def jurisdiction_in(sentence: str) -> str | None:
     governed = _GOVERNED_BY_LAWS.search(sentence)
     if not specific and not names and governed:
         names = [_name(m.group("name")) for m in _NAMED_LATER.finditer(sentence, governed.end())]
-    chosen = (specific or names or [None])[0]
+    return _one_jurisdiction((specific or names or [None])[0])
+
+
+def _one_jurisdiction(name: str | None) -> str | None:
     # English law is the law of England and Wales: one jurisdiction, however a contract names it
-    return "England and Wales" if chosen == "England" else chosen
+    return "England and Wales" if name == "England" else name
 
 
 _ANY_NAME = re.compile(rf"\b(?P<name>{_ALTERNATION}|{'|'.join(_ADJECTIVES)})\b", re.IGNORECASE)
@@ -124,10 +127,7 @@ def jurisdiction_named(text: str) -> str | None:
     if found is not None:
         return found
     match = _ANY_NAME.search(" ".join(text.replace("\u2019", "'").split()))
-    if match is None:
-        return None
-    name = _name(match.group("name"))
-    return "England and Wales" if name == "England" else name
+    return _one_jurisdiction(_name(match.group("name"))) if match else None
 
 
 def _name(written: str) -> str:

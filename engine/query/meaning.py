@@ -98,7 +98,6 @@ class QuestionModel:
 
     def __init__(self, path: Path = MODEL_FILE) -> None:
         stored = np.load(path, allow_pickle=False)
-        self.path = path
         self.categories = [str(c) for c in stored["categories"]]
         self.chars = char_vectorizer()
         self.chars.vocabulary_ = {str(term): index for index, term in enumerate(stored["char_vocabulary"])}

@@ -191,17 +191,23 @@ def named_contract(question: str, titles: dict[str, str]) -> str | None:
     law governs the mutual non-disclosure agreement?" names the one title in scope with the
     words before "agreement" ("mutual", "non-disclosure"), read back while a title has them."""
     title_words = {doc_id: {w.lower() for w in _WORD.findall(title)} for doc_id, title in titles.items()}
-    known = set().union(*title_words.values()) if title_words else set()
-    for match in _NAMED_AGREEMENT.finditer(question):
-        words: list[str] = []
-        for word in reversed([w.lower() for w in _WORD.findall(match.group("words"))]):
-            if word not in known or word in STOPWORDS:
-                break
-            words.append(word)
+    for words in _title_phrases(question, set().union(*title_words.values()), stop=STOPWORDS):
         named = [doc_id for doc_id, found in title_words.items() if words and set(words) <= found]
         if len(named) == 1:
             return named[0]
     return None
+
+
+def _title_phrases(question: str, known: set[str], stop: frozenset[str] = frozenset()) -> Iterable[list[str]]:
+    """For each "... agreement" or "... contract" in the question, the words just before it,
+    read back while they are `known` title words (and not `stop` words)."""
+    for match in _NAMED_AGREEMENT.finditer(question):
+        words: list[str] = []
+        for word in reversed([w.lower() for w in _WORD.findall(match.group("words"))]):
+            if word not in known or word in stop:
+                break
+            words.append(word)
+        yield words
 
 
 def without_words(question: str, title: str) -> str:
@@ -216,13 +222,7 @@ def _title_words(question: str, graphs: list[DocGraph]) -> set[str]:
     """Words naming the contract itself ("the co-branding agreement"): every clause of it is
     about that, so they say nothing about where to look."""
     titles = {w.lower() for g in graphs for w in _WORD.findall(g.document.title)}
-    found: set[str] = set()
-    for match in _NAMED_AGREEMENT.finditer(question):
-        for word in reversed(_WORD.findall(match.group("words"))):
-            if word.lower() not in titles:
-                break
-            found.add(word.lower())
-    return found
+    return {word for words in _title_phrases(question, titles) for word in words}
 
 
 def _preamble_names(question: str, graphs: list[DocGraph]) -> set[str]:

@@ -56,10 +56,9 @@ def render(answer: Answer) -> str:
     return "\n".join(lines)
 
 
-
 def render_per_contract(answers: PerContract) -> str:
     lines = [answers.headline(), ""]
-    for row, citation in zip(answers.found, answers.citations):
+    for row, citation in answers.cited:
         lines.append(f"{row.file}: {row.answer.lead}")
         lines.append(textwrap.fill(f"[{citation.number}] “{' '.join(citation.quote.split())[:300]}” ({section_name(citation.ref)}, page {citation.page})",
                                    width=100, initial_indent="  ", subsequent_indent="    "))
