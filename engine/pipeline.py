@@ -52,6 +52,7 @@ class _Asked:
     budget: int | None
     on_text: TextCallback | None
     meant: list[CategoryGuess]
+    read_as: str  # the text `meant` was read from: the question, less the title of a contract it names
     stamp: dict
 
 
@@ -96,10 +97,12 @@ class QueryEngine:
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
+        read_as = question
         if named is not None:  # "the mutual non-disclosure agreement": that one contract answers,
             doc_ids = [named]  # and its title's words say nothing of what is asked about it
-            meant = self.meant(without_words(question, titles[named]))
-        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, stamp)
+            read_as = without_words(question, titles[named])
+            meant = self.meant(read_as)
+        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, read_as, stamp)
         if answer and 1 < len(doc_ids) <= settings.limits.answer_each:
             result = self._each(asked, doc_ids, {doc_id: documents[doc_id].file_name for doc_id in doc_ids if doc_id in documents}, on_progress)
         else:
@@ -119,7 +122,7 @@ class QueryEngine:
         started = time.perf_counter()
         settings = asked.settings
         graphs = self.retriever.graphs(doc_ids)
-        plan = self.plan(asked.question, graphs, asked.filters, settings, asked.meant)
+        plan = self.plan(asked.question, graphs, asked.filters, settings, asked.meant, asked.read_as)
         retrieval = self.retriever.retrieve(plan, settings.retrieval, asked.mode, asked.budget, graphs)
         result = QueryResult(**asked.stamp, plan=plan, retrieval=retrieval)
         if answer:
@@ -156,12 +159,16 @@ class QueryEngine:
 
     def plan(
         self, question: str, graphs: list[DocGraph], filters: Filters | None, settings: Settings | None = None,
-        meant: list[CategoryGuess] | None = None,
+        meant: list[CategoryGuess] | None = None, read_as: str | None = None,
     ) -> QueryPlan:
-        """The rules' plan with what the question means, and a local model's checked proposals when one is set."""
+        """The rules' plan with what the question means, and a local model's checked proposals
+        when one is set. `meant` was read from `read_as` (the question when None); the plan reads
+        the question again when it names the contract's parties."""
         settings = settings or self.settings
-        plan = make_plan(question, graphs, filters)
-        plan = with_meaning(plan, meant if meant is not None else self.meant(question), self.meaning.lexicon, settings.retrieval)
+        plan = make_plan(question, graphs, filters, read_as)
+        if meant is None or plan.read_as != (read_as or question):
+            meant = self.meant(plan.read_as)
+        plan = with_meaning(plan, meant, self.meaning.lexicon, settings.retrieval)
         if self.model is None:
             return plan
         return refine(plan, self.model.llm, graphs, settings.llm.plan_terms_shown)

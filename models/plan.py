@@ -57,6 +57,9 @@ class CategoryGuess(BaseModel):
 
 class QueryPlan(BaseModel):
     question: str
+    read_as: str = Field(
+        default="", description="the question as its meaning is read and its vector searched: parties as roles, no title"
+    )
     scope: list[str] = Field(description="doc_ids the question is about")
     filters: Filters = Field(default_factory=Filters)
     intent: Intent = Intent.LOOKUP

@@ -76,6 +76,17 @@ def party_key(name: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9]+", bare.lower()) if w not in _LEGAL_FORMS]
 
 
+def name_words(party: str) -> set[str]:
+    """The lower-case words a question may name a party by: its name less the legal form, and
+    the whole short name the contract gives it ("National CineMedia, LLC (“NCM”)" -> national,
+    cinemedia, ncm; "Acme Corp. (“Company”)" -> acme, company)."""
+    alias = _ALIAS.search(party)
+    words = set(party_key(party))
+    if alias:
+        words |= {w for w in re.findall(r"[a-z0-9]+", alias.group(1).lower()) if w != "the"}
+    return words
+
+
 def same_party(one: str, other: str) -> bool:
     first, second = party_key(one), party_key(other)
     return bool(first and second) and (first[0] == second[0] or set(first) <= set(second) or set(second) <= set(first))

@@ -127,8 +127,10 @@ def make_plan(
     question: str,
     graphs: list[DocGraph],
     filters: Filters | None = None,
+    read_as: str | None = None,
 ) -> QueryPlan:
-    """The rules-only plan for `question` over the documents of `graphs`."""
+    """The rules-only plan for `question` over the documents of `graphs`; `read_as` is the
+    question as its meaning is read, when that differs (without the title of the contract it names)."""
     filters = filters.model_copy(deep=True) if filters else Filters()
     notes: list[str] = []
     pages = _pages(question)
@@ -156,6 +158,7 @@ def make_plan(
         notes.append("defined terms: " + ", ".join(sorted({t.term for t in terms})))
     return QueryPlan(
         question=question,
+        read_as=without_parties(read_as or question, [party for g in graphs for party in g.party_names]),
         scope=[g.doc_id for g in graphs],
         filters=filters,
         intent=intent,
@@ -216,6 +219,42 @@ def without_words(question: str, title: str) -> str:
     words = {w.lower() for w in _WORD.findall(title)} - {"agreement", "contract"}
     kept = [w for w in re.split(r"(\s+)", question) if w.strip(" ?.,;:!\"'“”‘’()").lower() not in words]
     return re.sub(r"\s{2,}", " ", "".join(kept)).strip()
+
+
+_CAPITALISED_RUN = re.compile(
+    r"(?P<the>\b[Tt]he\s+)?(?P<run>[A-Z][\w&-]*\.?(?:\s+[A-Z][\w&-]*\.?)*)(?P<owner>['’]s\b|s?['’](?!\w))?(?=[^\w&-]|$)"
+)
+
+
+def without_parties(question: str, parties: list[set[str]]) -> str:
+    """The question with the parties' names put as roles: "Can NCM hire Digital Cinema
+    Destinations' staff?" -> "Can the party hire the other party's staff?".
+
+    A party's name is in nearly every clause of its contract, so searched by meaning it pulls
+    toward any clause that names the party, and the question model has never seen it. A run
+    of capitalised words is a name when every word of it (after a question word such as "Can")
+    belongs to one party's name; the first party named becomes "the party", another "the
+    other party"."""
+    if not parties:
+        return question
+    roles: dict[int, str] = {}
+
+    def role(match: re.Match[str]) -> str:
+        words = match.group("run").split()
+        lead = 0
+        while lead < len(words) and words[lead].lower() in STOPWORDS:
+            lead += 1
+        named = [w.rstrip(".").lower() for w in words[lead:]]
+        party = next((i for i, name in enumerate(parties) if named and all(w in name for w in named)), None)
+        if party is None:
+            return match.group(0)
+        said = roles.setdefault(party, "the party" if not roles else "the other party")
+        kept = " ".join(words[:lead])
+        owner = "'s" if match.group("owner") else ""
+        opening = (match.group("the") or "") if lead else ""
+        return f"{opening}{kept} {said}{owner}".strip() if kept else f"{said}{owner}"
+
+    return _CAPITALISED_RUN.sub(role, question)
 
 
 def _title_words(question: str, graphs: list[DocGraph]) -> set[str]:

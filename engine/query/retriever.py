@@ -76,7 +76,7 @@ class Retriever:
             return Retrieval(plan=plan, mode=mode, passages=[], budget=budget, seconds=time.perf_counter() - started)
         stages = STAGES[mode]
         timings: dict[str, float] = {}
-        vector = self.embedder.encode_question(plan.question)
+        vector = self.embedder.encode_question(plan.read_as or plan.question)
         timings["embed"] = time.perf_counter() - started
         scope = SearchScope.of(plan, graphs, vector)
 

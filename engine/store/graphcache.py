@@ -88,6 +88,13 @@ class DocGraph:
 
         return {c.clause_id: stems(f"{c.heading} {c.text}") for c in self.clauses}
 
+    @cached_property
+    def party_names(self) -> list[set[str]]:
+        """Each party's name words, as the opening sentence introduces it (lower case)."""
+        from engine.fields.parties import name_words, parties_in
+
+        return [words for *_, party in parties_in(self.clauses) if (words := name_words(party))]
+
     def term_weight(self, term: str) -> float:
         """How telling a term is: 1 for a term few clauses use, near 0 for "Agreement"."""
         users = self.term_users.get(term, 0)
