@@ -56,6 +56,11 @@ class Claim(BaseModel):
 
     text: str
     citations: list[int] = Field(description="numbers of the answer's citations")
+    more: bool = Field(default=False, description="more evidence, folded under the answer: it supports or surrounds the answer rather than stating it")
+
+    def line(self) -> str:
+        """"- text [1][2]", as the answer's plain text lists it."""
+        return f"- {self.text} {''.join(f'[{n}]' for n in self.citations)}".rstrip()
 
 
 class Closest(BaseModel):
@@ -117,12 +122,25 @@ class Answer(BaseModel):
         return f"{self.backend.value} model {self.model}"
 
     def text(self) -> str:
-        """The answer as plain text: the lead, then each claim with its citation numbers."""
-        lines = [self.lead]
-        for claim in self.claims:
-            marks = "".join(f"[{n}]" for n in claim.citations)
-            lines.append(f"- {claim.text} {marks}".rstrip())
+        """The answer as plain text: the lead, then each claim with its citation numbers, more evidence last."""
+        lines = [self.lead] + [claim.line() for claim in self.stating_claims]
+        if self.more_claims:
+            lines += ["More evidence:"] + [claim.line() for claim in self.more_claims]
         return "\n".join(lines)
+
+    @property
+    def stating_claims(self) -> list[Claim]:
+        return [c for c in self.claims if not c.more]
+
+    @property
+    def more_claims(self) -> list[Claim]:
+        return [c for c in self.claims if c.more]
+
+    @property
+    def more_evidence(self) -> set[int]:
+        """Numbers of the citations only "more evidence" claims make."""
+        stating = {n for c in self.claims if not c.more for n in c.citations}
+        return {n for c in self.claims if c.more for n in c.citations} - stating
 
 
 # ------------------------------------------------------------------ model output schema

@@ -134,6 +134,7 @@ TEST_TIERS = {
     "test_enumerate.py::test_the_cli_returns_the_complete_list_as_json": "e2e",
     "test_wording.py::test_a_request_over_many_contracts_is_recognised_by_its_form_and_its_topic_by_meaning": "unit",
     "test_wording.py::test_a_search_box_query_naming_a_law_over_several_contracts_lists_those_under_it": "unit",
+    "test_wording.py::test_the_parties_names_are_read_as_roles": "unit",
 }
 TESTS_DIR = Path(__file__).parent
 

@@ -89,6 +89,7 @@ def test_ask_prints_cited_answers_abstentions_and_the_format_json(tmp_path):
     assert output["citations"][0] == {
         "doc": MUTUAL_NDA.name, "page": 2,
         "quote": "This Agreement is governed by, and is to be construed in accordance with, English law.",
+        "more": False,  # it states the answer; quotes folded as more evidence say "more": true
     }
     assert output["context"][0]["page"] == 2
 

@@ -86,3 +86,37 @@ def test_a_question_naming_one_contract_by_its_title_is_answered_from_it_alone(s
     assert result.answer.notes[-1] == "The question names one contract by its title, so it was answered from “Mutual Non-Disclosure Agreement”."
     # "the non-disclosure agreement" fits two titles: each contract answers for itself
     assert sample_library.ask("Which law governs the non-disclosure agreement?").per_contract is not None
+
+
+def test_the_parties_names_are_read_as_roles():
+    """A party's name is in every clause of its contract: the question is read and searched
+    with the parties as roles, a place or a defined term that is not a party left as it is."""
+    from engine.query.plan import without_parties
+
+    parties = [{"national", "cinemedia", "ncm"}, {"digital", "cinema", "destinations", "network", "affiliate"}]
+    assert without_parties("Can NCM hire Digital Cinema Destinations' staff?", parties) == "Can the party hire the other party's staff?"
+    assert without_parties("Is the Network Affiliate allowed to assign?", parties) == "Is the party allowed to assign?"
+    assert without_parties("NCM's liability cap?", parties) == "the party's liability cap?"
+    assert without_parties("Is the contract governed by Delaware law?", parties) == "Is the contract governed by Delaware law?"
+    assert without_parties("Does NCM Property include the Marks?", parties) == "Does NCM Property include the Marks?"
+    assert without_parties("Can NCM assign?", []) == "Can NCM assign?"
+
+
+def test_a_question_naming_the_parties_is_answered_as_if_it_named_roles(sample_library):
+    question = "Can Crown Commercial Service audit the Supplier's records?"
+    result = sample_library.ask(question, [_doc_id(sample_library, GCLOUD)])
+    assert result.plan.question == question
+    assert result.plan.read_as == "Can the party audit the other party's records?"
+    assert result.plan.categories[0].category == "Audit Rights"
+    stating = [(c.ref, c.page) for c in result.answer.citations if c.number not in result.answer.more_evidence]
+    assert ("7.4", 14) in stating  # "Representatives of the following auditors will have access to the Supplier's records"
+
+
+def test_the_definitions_an_answer_leans_on_are_folded_as_more_evidence(sample_library):
+    answer = sample_library.ask("Can the customer audit the supplier?", [_doc_id(sample_library, GCLOUD)]).answer
+    assert ("7.4", 14) in [(c.ref, c.page) for c in answer.citations if c.number not in answer.more_evidence]
+    folded = answer.more_claims
+    assert folded and all(c.text.startswith("The definition of “") for c in folded)
+    assert answer.more_evidence == set(range(len(answer.stating_claims) + 1, len(answer.citations) + 1))  # numbered after the answer's own
+    text = answer.text()
+    assert text.index(answer.stating_claims[-1].text) < text.index("\nMore evidence:\n") < text.index(folded[0].text)

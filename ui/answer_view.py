@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from models.answer import Answer, Citation, section_name
+from models.answer import Answer, Citation, Claim, section_name
 from models.enumeration import Enumeration
 from models.per_contract import PerContract
 from ui.state import open_in_viewer
@@ -21,22 +21,33 @@ def show_answer(answer: Answer, turn: int) -> None:
         _show_abstention(answer, turn)
     else:
         st.markdown(f"**{answer.lead}**")
-        for claim in answer.claims:
-            marks = " ".join(f"[{n}]" for n in claim.citations)
-            st.markdown(f"- {claim.text} {marks}")
-        _chips(answer.citations, turn)
+        _claims(answer.stating_claims)
+        more = answer.more_evidence
+        _chips([c for c in answer.citations if c.number not in more], turn, answer.citations)
+        if more:
+            with st.expander(f"More evidence ({len(more)})", icon=":material/unfold_more:"):
+                _claims(answer.more_claims)
+                _chips([c for c in answer.citations if c.number in more], turn, answer.citations)
     for note in answer.notes:
         st.caption(f":material/info: {note}")
     st.caption(f"Answered by **{answer.backend_label}** · evidence support {answer.support:.2f} · {answer.seconds:.2f} s")
     _how_found(answer, turn)
 
 
-def _chips(citations: list[Citation], turn: int) -> None:
+def _claims(claims: list[Claim]) -> None:
+    for claim in claims:
+        marks = " ".join(f"[{n}]" for n in claim.citations)  # "[1][2]" would read as a markdown link
+        st.markdown(f"- {claim.text} {marks}")
+
+
+def _chips(citations: list[Citation], turn: int, viewed: list[Citation] | None = None) -> None:
+    """A chip per citation; a click opens the viewer on it, paging through `viewed` (the chips' own list when None)."""
+    viewed = viewed or citations
     columns = st.columns(min(len(citations), 3) or 1)
     for position, citation in enumerate(citations):
         column = columns[position % len(columns)]
         if column.button(chip_label(citation), key=f"cite-{turn}-{citation.number}", icon=":material/format_quote:", help=citation.quote[:300]):
-            open_in_viewer(citations, position)
+            open_in_viewer(viewed, viewed.index(citation))
 
 
 def _show_abstention(answer: Answer, turn: int) -> None:

@@ -155,7 +155,8 @@ def _lead(found: Extract, name_files: bool) -> str:
     if name_files:
         where += f" of {first.file_name}"
     extra = list(dict.fromkeys(relation for _, relation in found.support))
-    others = len({c.clause_id for c in found.citations[: len(found.main)]}) - 1
+    stating = {n for claim in found.claims if not claim.more for n in claim.citations}
+    others = len({c.clause_id for c in found.citations if c.number in stating}) - 1
     lead = f"Found in {where}"
     if others > 0:
         lead += f" and {others} other clause{'s' if others > 1 else ''}"

@@ -61,8 +61,8 @@ def with_direct_answer(
     kept = [c for c in answer.citations if not _same_words(c, citation)] if not answer.abstained else []
     renumber = {c.number: n for n, c in enumerate(kept, start=2)}
     claims = [Claim(text=f"{label}: {value} ({section_name(citation.ref)}, page {citation.page}): “{citation.quote}”", citations=[1])]
-    claims += [
-        Claim(text=c.text, citations=[renumber[n] for n in c.citations if n in renumber])
+    claims += [  # the field's sentence states the answer; what the search quoted beside it is more evidence
+        Claim(text=c.text, citations=[renumber[n] for n in c.citations if n in renumber], more=True)
         for c in (answer.claims if not answer.abstained else [])
         if any(n in renumber for n in c.citations)
     ]

@@ -26,7 +26,8 @@ class Extract:
 
 
 def extract(evidence: Evidence, citer: Citer) -> Extract:
-    """The cited sentences; how many and how long: `evidence.settings.extractive`."""
+    """The cited sentences; how many and how long: `evidence.settings.extractive`. The claims
+    that state the answer come first; the rest is more evidence, folded under them."""
     settings = evidence.settings.extractive
     main = _main_sentences(evidence)
     result = Extract(claims=[], citations=[], main=[], support=[])
@@ -36,11 +37,12 @@ def extract(evidence: Evidence, citer: Citer) -> Extract:
             citation = citer.cite_span(clause, start, end)
             if citation is not None:
                 _add(result, citation, f"{_where(citation)}:")
-    for sentence in main:
+    for position, sentence in enumerate(main):
         citation = citer.cite_span(sentence.clause, sentence.start, _cap(sentence, settings.max_quote_chars))
         if citation is not None:
             result.main.append(sentence)
-            _add(result, citation, f"{_where(citation)}:")
+            stating = position == 0 or _states_answer(evidence, sentence, main[0])
+            _add(result, citation, f"{_where(citation)}:", more=not stating)
     for passage, relation, start, end in _supporting(evidence, result.main):
         if len(result.support) >= settings.max_support:
             break
@@ -48,16 +50,26 @@ def extract(evidence: Evidence, citer: Citer) -> Extract:
         citation = citer.cite_span(clause, start, end) if clause else None
         if citation is not None:
             result.support.append((passage, relation))
-            _add(result, citation, f"{relation[0].upper()}{relation[1:]} ({_where(citation)}):")
-    return result
+            _add(result, citation, f"{relation[0].upper()}{relation[1:]} ({_where(citation)}):", more=True)
+    return _stating_first(result)
 
 
-def _add(result: Extract, citation: Citation, prefix: str) -> None:
+def _add(result: Extract, citation: Citation, prefix: str, more: bool = False) -> None:
     if any(c.clause_id == citation.clause_id and c.char_start == citation.char_start for c in result.citations):
         return
     citation = citation.model_copy(update={"number": len(result.citations) + 1})
     result.citations.append(citation)
-    result.claims.append(Claim(text=f"{prefix} “{citation.quote}”", citations=[citation.number]))
+    result.claims.append(Claim(text=f"{prefix} “{citation.quote}”", citations=[citation.number], more=more))
+
+
+def _stating_first(result: Extract) -> Extract:
+    """The claims that state the answer, then the more-evidence ones, citations renumbered in that order."""
+    claims = [c for c in result.claims if not c.more] + [c for c in result.claims if c.more]
+    by_number = {c.number: c for c in result.citations}
+    renumber = {claim.citations[0]: position for position, claim in enumerate(claims, start=1)}
+    result.claims = [c.model_copy(update={"citations": [renumber[c.citations[0]]]}) for c in claims]
+    result.citations = [by_number[c.citations[0]].model_copy(update={"number": renumber[c.citations[0]]}) for c in claims]
+    return result
 
 
 def _where(citation: Citation) -> str:
@@ -101,10 +113,26 @@ def _relevant(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
     covers the question's words at least half as well as the first quote does."""
     if sentence.coverage <= 0:
         return False
-    if sentence.coverage >= 0.5 * first.coverage:
-        return True
-    likely = evidence.settings.extractive.lead_probability / 2
-    return any(g.probability >= likely and evidence.is_of_category(sentence, g.category) for g in evidence.retrieval.plan.categories)
+    return sentence.coverage >= 0.5 * first.coverage or _of_likely_category(evidence, sentence)
+
+
+def _states_answer(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
+    """Whether a further quote states the answer rather than surrounding it: when the question
+    model is fairly sure what the question is about, it must be of that category; else it must
+    cover the question's words at least half as well as the first quote does."""
+    if _likely_categories(evidence):
+        return _of_likely_category(evidence, sentence)
+    return sentence.coverage >= 0.5 * first.coverage
+
+
+def _likely_categories(evidence: Evidence) -> list[str]:
+    """The categories the question model gives at least half the first quote's lead probability."""
+    floor = evidence.settings.extractive.lead_probability / 2
+    return [g.category for g in evidence.retrieval.plan.categories if g.probability >= floor]
+
+
+def _of_likely_category(evidence: Evidence, sentence: Sentence) -> bool:
+    return any(evidence.is_of_category(sentence, category) for category in _likely_categories(evidence))
 
 
 def _category_lead(evidence: Evidence, candidates: list[Sentence]) -> Sentence | None:

@@ -88,7 +88,8 @@ class EvalReport(BaseModel):
             lines.append(f"answers whose citations quote every evidence snippet {s.citations_cover_all or 0:.3f}")
         if s.first_quote_on_gold is not None:
             lines.append(f"first quote on a gold span {s.first_quote_on_gold:.3f}, quotes on a gold span {s.quotes_on_gold:.3f} "
-                         f"({s.quotes_per_answer:.1f} quotes per answer)")
+                         f"({s.quotes_per_answer:.1f} quotes per answer, and {s.more_per_answer:.1f} more evidence; "
+                         f"{s.evidence_quotes_on_gold:.3f} on gold counting those)")
         if self.by_style:
             lines += ["", format_styles(self.by_style)]
         return "\n".join(lines)

@@ -31,7 +31,7 @@ def to_output(question_id: str, result: QueryResult, doc_name: DocName) -> Outpu
         abstained=answer.abstained,
         answer=None if answer.abstained else answer.text(),
         context=context,
-        citations=_lines(_cited(answer), doc_name),
+        citations=_lines(_cited(answer), doc_name, set() if answer.abstained else answer.more_evidence),
     )
 
 
@@ -59,9 +59,12 @@ def _per_contract_output(answers: PerContract, doc_name: DocName, stamp: dict) -
     return Output(**stamp, abstained=not found, answer=text or None, context=context, citations=_lines(answers.citations, doc_name))
 
 
-def _lines(citations: list[AnswerCitation], doc_name: DocName) -> list[Citation]:
-    # one line per page: a quote across a page break is printed on each page in part
-    return [Citation(doc=doc_name(c.doc_id), page=part.page, quote=part.text) for c in citations for part in c.parts]
+def _lines(citations: list[AnswerCitation], doc_name: DocName, more: set[int] = frozenset()) -> list[Citation]:
+    """One line per page (a quote across a page break is printed on each page in part); `more`:
+    the numbers of citations folded as more evidence."""
+    return [
+        Citation(doc=doc_name(c.doc_id), page=part.page, quote=part.text, more=c.number in more) for c in citations for part in c.parts
+    ]
 
 
 def _cited(answer: Answer) -> list[AnswerCitation]:

@@ -58,6 +58,7 @@ class Citation(BaseModel):
     doc: str
     page: int
     quote: str
+    more: bool = False  # beyond FORMAT.md: the answer shows it folded, as more evidence rather than the answer
 
 
 class Output(BaseModel):
@@ -118,7 +119,9 @@ class Scores(BaseModel):
     citation_page_accuracy: float | None = None
     citations_cover_all: float | None = None  # answerable questions whose every snippet some citation quotes
     first_quote_on_gold: float | None = None  # answered answerable questions whose first quote is on a gold span
-    quotes_on_gold: float | None = None  # of all their quotes, the share on a gold span
+    quotes_on_gold: float | None = None  # of their quotes that state the answer, the share on a gold span
+    evidence_quotes_on_gold: float | None = None  # the same over every quote, more evidence included
+    more_per_answer: float | None = None  # quotes folded as more evidence, per answer
     quotes_per_answer: float | None = None
     listing_f1: float | None = None  # questions over many contracts: F1 of the contracts cited against gold_docs
     p50_seconds: float | None = None
@@ -170,22 +173,28 @@ def _abstention(questions: list[Question], outputs: dict[str, Output], result: S
 
 def _quotes_on_gold(questions: list[Question], outputs: dict[str, Output], result: Scores) -> None:
     """Do the quotes answer, or only surround the answer? A quote is on a gold span when it
-    shares a word 5-gram with it after FORMAT.md's normalisation (issue 16)."""
+    shares a word 5-gram with it after FORMAT.md's normalisation (issue 16). The share counts
+    the quotes that state the answer; `evidence_quotes_on_gold` counts the folded "more
+    evidence" quotes too."""
     answered = [
         (q, outputs[q.id]) for q in questions
         if q.answerable and q.evidence and q.id in outputs and not outputs[q.id].abstained and outputs[q.id].citations
     ]
     if not answered:
         return
-    first = on_gold = quotes = 0
+    first = on_gold = quotes = all_on_gold = all_quotes = 0
     for question, output in answered:
-        hits = [any(quoted(e.text, [c.quote]) for e in question.evidence) for c in output.citations]
-        first += hits[0]
-        on_gold += sum(hits)
-        quotes += len(hits)
+        hits = [(any(quoted(e.text, [c.quote]) for e in question.evidence), c.more) for c in output.citations]
+        first += hits[0][0]
+        on_gold += sum(hit for hit, more in hits if not more)
+        quotes += sum(not more for _, more in hits)
+        all_on_gold += sum(hit for hit, _ in hits)
+        all_quotes += len(hits)
     result.first_quote_on_gold = first / len(answered)
-    result.quotes_on_gold = on_gold / quotes
+    result.quotes_on_gold = on_gold / max(quotes, 1)
     result.quotes_per_answer = quotes / len(answered)
+    result.evidence_quotes_on_gold = all_on_gold / all_quotes
+    result.more_per_answer = (all_quotes - quotes) / len(answered)
 
 
 def _listing(questions: list[Question], outputs: dict[str, Output], result: Scores) -> None:

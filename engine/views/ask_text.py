@@ -36,9 +36,12 @@ def render_enumeration(listing: Enumeration) -> str:
 
 def render(answer: Answer) -> str:
     lines = [f"Answered by: {answer.backend_label}  (evidence support {answer.support:.2f})", "", answer.lead]
-    for claim in answer.claims:
-        marks = "".join(f"[{n}]" for n in claim.citations)
-        lines.append(textwrap.fill(f"{claim.text} {marks}", width=100, initial_indent="  - ", subsequent_indent="    "))
+    for folded, claims in ((False, answer.stating_claims), (True, answer.more_claims)):
+        if folded and claims:
+            lines.append("  More evidence:")
+        for claim in claims:
+            marks = "".join(f"[{n}]" for n in claim.citations)
+            lines.append(textwrap.fill(f"{claim.text} {marks}", width=100, initial_indent="  - ", subsequent_indent="    "))
     if answer.citations:
         lines += ["", "Citations:"]
         for c in answer.citations:

@@ -21,7 +21,9 @@ def conversation_markdown(answers: list[Answer | Enumeration | PerContract], tit
             lines += _per_contract(number, answer)
             continue
         lines += [f"## {number}. {answer.question}", "", f"*Answered by {answer.backend_label}.*", "", answer.lead, ""]
-        lines += [f"- {claim.text} " + "".join(f"[{n}]" for n in claim.citations) for claim in answer.claims]
+        lines += [claim.line() for claim in answer.stating_claims]
+        if answer.more_claims:
+            lines += ["", "*More evidence*", ""] + [claim.line() for claim in answer.more_claims]
         if answer.citations:
             lines += ["", "**Citations**", ""]
             for c in answer.citations:
