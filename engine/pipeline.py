@@ -90,7 +90,7 @@ class QueryEngine:
         documents = {d.doc_id: d for d in self.store.documents()}  # read once per question
         doc_ids = scope if scope else list(documents)
         meant = self.meant(question)
-        query = field_query(question, presence_model().categories, meant, settings.retrieval.category_min, several=len(doc_ids) > 1)
+        query = field_query(question, presence_model().categories, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1)
         if query is not None:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
@@ -148,7 +148,7 @@ class QueryEngine:
         best = max(singles, key=lambda r: (not r.answer.abstained, r.answer.support))
         result = QueryResult(**asked.stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer)
         if asks_over_contracts(asked.question):
-            result.enumeration = listing_by_search(asked.question, rows, asked.meant, asked.settings.retrieval.category_min)
+            result.enumeration = listing_by_search(asked.question, rows, asked.meant, asked.settings.retrieval.listing_category_min)
         else:
             result.per_contract = PerContract(question=asked.question, rows=rows)
         return result

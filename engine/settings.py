@@ -84,6 +84,9 @@ class RetrievalSettings(_Section):
     expansion_boost: float = Field(description="BM25 weight of a contract synonym beside the question's own word")
     rrf_k: float = Field(gt=0, description="reciprocal-rank constant (LlamaIndex's fusion uses 60) for the clause-type share")
     category_min: float = Field(ge=0, le=1, description="a category the question model gives at least this probability steers the search")
+    listing_category_min: float = Field(
+        ge=0, le=1, description="a request over several contracts is answered from the presence flags of a category this likely"
+    )
     lexicon_words: int = Field(ge=0, description="words of a recognised category's lexicon searched beside the question's own")
 
 
