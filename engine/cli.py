@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--data", metavar="DIR", help="folder the questions' doc paths are relative to (default ../shared/data)")
     evaluate.add_argument("--llm", default="none", help="none (extractive answers), ollama:MODEL or openai:URL#MODEL")
     evaluate.add_argument("--no-answer", action="store_true", help="retrieve only: leave answer, abstained and citations empty")
+    evaluate.add_argument("--ranker", metavar="FILE", help="cross-validate by contract: a ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
     evaluate.add_argument("--fold-models", metavar="DIR", help="cross-validate by wording: DIR/<style>.npz reads the questions of that style (bench/phrasings/folds.py)")
 
     ask = commands.add_parser("ask", parents=[common], help="answer a question with cited quotes, or abstain")

@@ -14,7 +14,7 @@ import json
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -84,6 +84,9 @@ class RetrievalSettings(_Section):
     expansion_boost: float = Field(description="BM25 weight of a contract synonym beside the question's own word")
     rrf_k: float = Field(gt=0, description="reciprocal-rank constant (LlamaIndex's fusion uses 60) for the clause-type share")
     category_min: float = Field(ge=0, le=1, description="a category the question model gives at least this probability steers the search")
+    ranking: Literal["formula", "learned"] = Field(
+        description="graph mode's order of candidates: the hand-set walk formula and tiers, or the learned ranker (engine/query/rank.py)"
+    )
     listing_category_min: float = Field(
         ge=0, le=1, description="a request over several contracts is answered from the presence flags of a category this likely"
     )

@@ -104,6 +104,7 @@ TIERS = {
     "test_enumerate.py": "integration",
     "test_graphview.py": "integration",
     "test_plan.py": "integration",
+    "test_ranking.py": "integration",
     "test_render.py": "integration",
     "test_retrieval.py": "integration",
     "test_retrieval_stages.py": "integration",
@@ -135,6 +136,7 @@ TEST_TIERS = {
     "test_wording.py::test_a_request_over_many_contracts_is_recognised_by_its_form_and_its_topic_by_meaning": "unit",
     "test_wording.py::test_a_search_box_query_naming_a_law_over_several_contracts_lists_those_under_it": "unit",
     "test_wording.py::test_the_parties_names_are_read_as_roles": "unit",
+    "test_ranking.py::test_a_ranker_trained_on_other_features_is_refused": "unit",
 }
 TESTS_DIR = Path(__file__).parent
 

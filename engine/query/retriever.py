@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from llama_index.core import QueryBundle
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, TextNode
@@ -22,7 +24,8 @@ from engine.embed import Embedder
 from engine.query.anchors import Candidate, inject_named, ranked_anchors
 from engine.query.arms import KEYWORD, TOPIC, VECTOR, search
 from engine.query.scope import SearchScope
-from engine.query.select import select
+from engine.query.rank import LearnedRanker, learned_ranker
+from engine.query.select import select, select_ranked
 from engine.query.walk import walk
 from engine.settings import RetrievalSettings
 from engine.store.clause_store import ClauseStore
@@ -55,6 +58,7 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.cache = cache
+        self.ranker: LearnedRanker | None = learned_ranker()  # a benchmark swaps in one trained without its contracts
 
     def graphs(self, doc_ids: list[str]) -> list[DocGraph]:
         documents = {d.doc_id: d for d in self.store.documents()} if doc_ids else {}
@@ -74,8 +78,28 @@ class Retriever:
         graphs = graphs if graphs is not None else self.graphs(plan.scope)
         if not graphs:
             return Retrieval(plan=plan, mode=mode, passages=[], budget=budget, seconds=time.perf_counter() - started)
-        stages = STAGES[mode]
         timings: dict[str, float] = {}
+        found = self.candidates(plan, settings, mode, graphs, timings)
+        ranker = self.ranker if settings.ranking == "learned" and mode is Mode.GRAPH else None
+        if ranker is not None:
+            ranked = ranker.rank(found.anchors, found.followers, found.scope, plan)
+            passages = select_ranked(ranked, found.vector, plan, budget, settings)
+        else:
+            passages = select(found.anchors, found.followers, found.vector, plan, budget, settings)
+        seconds = time.perf_counter() - started
+        timings["total"] = seconds
+        considered = list(found.anchors) + [c.clause.clause_id for c in found.followers if c.clause.clause_id not in found.anchors]
+        return Retrieval(
+            plan=plan, mode=mode, passages=passages, budget=budget, seconds=seconds, timings=timings, considered=considered
+        )
+
+    def candidates(
+        self, plan: QueryPlan, settings: RetrievalSettings, mode: Mode, graphs: list[DocGraph], timings: dict[str, float] | None = None
+    ) -> Candidates:
+        """Stages 1-3: the question's vector and scope, the anchors, and what the walk reached."""
+        timings = timings if timings is not None else {}
+        started = time.perf_counter()
+        stages = STAGES[mode]
         vector = self.embedder.encode_question(plan.read_as or plan.question)
         timings["embed"] = time.perf_counter() - started
         scope = SearchScope.of(plan, graphs, vector)
@@ -89,14 +113,15 @@ class Retriever:
             inject_named(scope, anchors)
         followers: list[Candidate] = walk(anchors, scope, settings) if stages.walk else []
         timings["walk"] = time.perf_counter() - walked
+        return Candidates(vector, scope, anchors, followers)
 
-        passages = select(anchors, followers, vector, plan, budget, settings)
-        seconds = time.perf_counter() - started
-        timings["total"] = seconds
-        considered = list(anchors) + [c.clause.clause_id for c in followers if c.clause.clause_id not in anchors]
-        return Retrieval(
-            plan=plan, mode=mode, passages=passages, budget=budget, seconds=seconds, timings=timings, considered=considered
-        )
+
+@dataclass
+class Candidates:
+    vector: np.ndarray
+    scope: SearchScope
+    anchors: dict[str, Candidate]
+    followers: list[Candidate]
 
 
 class ClauseGraphRetriever(BaseRetriever):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.query.anchors import Candidate
+from engine.query.rank import Ranked
 from engine.settings import RetrievalSettings
 from engine.text.normalise import normalise
 from models.plan import QueryPlan
@@ -60,6 +61,20 @@ def select(
         if spent >= budget:
             break
         spent += add(follower)
+    return passages
+
+
+def select_ranked(ranked: list[Ranked], vector: np.ndarray, plan: QueryPlan, budget: int, settings: RetrievalSettings) -> list[Passage]:
+    """The passages in the learned ranking's order until `budget` normalised characters are spent."""
+    passages: list[Passage] = []
+    spent = 0
+    for item in ranked:
+        if spent >= budget:
+            break
+        candidate = item.candidate
+        passage = to_passage(candidate, vector, plan, settings).model_copy(update={"score": round(item.probability, 4)})
+        passages.append(passage)
+        spent += len(normalise(passage.text)) + 1
     return passages
 
 

@@ -1,0 +1,226 @@
+"""Train the learned candidate ranking (engine/query/rank.py) and judge it by cross-validation
+grouped by contract, beside the hand-set formula, on every dev question set.
+
+    .venv/bin/python bench/train_ranker.py [--db data/bench-store] [--sets multihop_dev dev_extra cuad_dev]
+                                           [--folds 5] [--cache FILE] [--write]
+
+For each answerable question, the graph mode's candidates (anchors and what the walk reached)
+are collected with their features and the passage each would become; a candidate is positive
+when its passage holds one of the question's evidence snippets (FORMAT.md's test). A logistic
+regression is fitted on the other contracts' questions in each fold and the held-out
+questions' context is rebuilt in its order; recall and completeness at 4k and 8k are printed
+for the formula and the held-out ranking, per set, per type and per hops, with the worst fold.
+`--write` saves the model fitted on every question to engine/query/ranker.npz.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from common import BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, require_shared_data
+
+from engine.eval.harness import ensure_documents, load_questions
+from engine.eval.scores import Question, snippet_found
+from engine.query.rank import FEATURES, MODEL_FILE, candidate_features, in_order
+from engine.query.select import select, to_passage
+from engine.service import Library
+from engine.text.normalise import normalise
+from models.retrieval import Mode
+
+SETS = {
+    "multihop_dev": BENCH_DIR / "multihop_dev.jsonl",
+    "dev_extra": PROJECT_ROOT / "bench" / "multihop" / "dev_extra.jsonl",
+    "cuad_dev": BENCH_DIR / "cuad_dev.jsonl",
+}
+BUDGETS = (4000, 8000)
+C = 1.0  # inverse regularisation, a priori (standardised features, tens of thousands of rows)
+
+
+@dataclass
+class Collected:
+    """One answerable question's candidates: features, labels, passage texts, and the formula's context."""
+
+    question: Question
+    group: str  # the contract, for grouping folds
+    features: np.ndarray
+    labels: np.ndarray
+    texts: list[str]  # each candidate's passage, normalised
+    formula: list[str] = field(default_factory=list)  # the formula's context, normalised, in order
+    found: object = None  # the retriever's Candidates, to rebuild a context the way select() does
+    candidates: list = field(default_factory=list)
+    plan: object = None
+
+
+def collect(library: Library, questions: list[Question], mapping: dict[str, str]) -> list[Collected]:
+    engine, retriever, settings = library.engine, library.retriever, library.settings
+    collected = []
+    for number, question in enumerate(questions, start=1):
+        if not question.answerable or not question.evidence:
+            continue
+        doc_ids = [mapping[d] for d in question.docs if d in mapping]
+        graphs = retriever.graphs(doc_ids)
+        plan = engine.plan(question.question, graphs, None, settings)
+        found = retriever.candidates(plan, settings.retrieval, Mode.GRAPH, graphs)
+        candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
+        texts = [normalise(to_passage(c, found.vector, plan, settings.retrieval).text) for c in candidates]
+        labels = np.array([any(snippet_found(e.text, text) for e in question.evidence) for text in texts], dtype=int)
+        formula = [normalise(p.text) for p in select(found.anchors, found.followers, found.vector, plan, settings.retrieval.budget, settings.retrieval)]
+        collected.append(Collected(question, question.docs[0], matrix, labels, texts, formula, found, candidates, plan))
+        if number % 200 == 0:
+            print(f"  {number}/{len(questions)} questions", flush=True)
+    return collected
+
+
+def context_scores(question: Question, passages: list[str]) -> dict[str, float]:
+    """recall@B and complete@B of a context (normalised passages in order), as FORMAT.md scores them."""
+    joined = " ".join(passages)
+    result = {}
+    for budget in BUDGETS:
+        found = [snippet_found(e.text, joined[:budget]) for e in question.evidence]
+        result[f"recall@{budget // 1000}k"] = sum(found) / len(found)
+        result[f"complete@{budget // 1000}k"] = float(all(found))
+    return result
+
+
+def fit(items: list[Collected], weights: dict[str, float] | None = None) -> tuple[np.ndarray, np.ndarray, LogisticRegression]:
+    """`weights`: question id -> the weight of each of its candidates (1 when absent)."""
+    matrix = np.vstack([i.features for i in items])
+    labels = np.concatenate([i.labels for i in items])
+    sample = np.concatenate([np.full(len(i.labels), (weights or {}).get(i.question.id, 1.0)) for i in items])
+    mean, scale = matrix.mean(axis=0), matrix.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=C, max_iter=2000, class_weight="balanced").fit((matrix - mean) / scale, labels, sample_weight=sample)
+    return mean, scale, model
+
+
+def learned_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: LogisticRegression, settings) -> list[str]:
+    """Every candidate in the model's order, as the engine places them (`rank.in_order`)."""
+    probabilities = model.predict_proba((item.features - mean) / scale)[:, 1]
+    text = {id(c): t for c, t in zip(item.candidates, item.texts)}
+    return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities)]
+
+
+def anchors_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: LogisticRegression, settings) -> list[str]:
+    """The anchors in the model's order, each followed by what it led to as select() places them."""
+    probabilities = model.decision_function((item.features - mean) / scale)
+    score = {c.clause.clause_id: p for c, p in zip(item.candidates, probabilities)}
+    anchors = item.found.anchors
+    ranked = sorted(anchors.values(), key=lambda a: -score[a.clause.clause_id])
+    new_rank: dict[int, int] = {}
+    for rank, anchor in enumerate(ranked, start=1):
+        new_rank.setdefault(anchor.order, rank)
+    moved = {cid: dataclasses.replace(a, order=new_rank[a.order]) for cid, a in anchors.items()}
+    followers = [dataclasses.replace(f, order=new_rank.get(f.order, f.order)) for f in item.found.followers]
+    passages = select(moved, followers, item.found.vector, item.plan, settings.budget, settings)
+    return [normalise(p.text) for p in passages]
+
+
+def folds_of(items: list[Collected], count: int) -> list[set[str]]:
+    contracts = sorted({i.group for i in items})
+    random.Random(17).shuffle(contracts)
+    return [set(contracts[k::count]) for k in range(count)]
+
+
+def mean_scores(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {key: float(np.mean([r[key] for r in rows])) for key in rows[0]} if rows else {}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", default=str(BENCH_STORE))
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--hold-docs", type=Path, help="contract ids (one per line) to leave out of a second model, for evaluating on them")
+    parser.add_argument("--held-out-model", type=Path, help="where that second model goes (with --hold-docs)")
+    parser.add_argument("--variant", default="learned, multi-hop weighted", help="the variant --write saves and the in-sample column shows")
+    parser.add_argument("--write", action="store_true", help=f"save the model fitted on every question to {MODEL_FILE.relative_to(PROJECT_ROOT)}")
+    args = parser.parse_args()
+    require_shared_data()
+    library = Library(args.db)
+    items: list[Collected] = []
+    set_of: dict[str, str] = {}
+    for name in args.sets:
+        questions = load_questions(SETS[name])
+        mapping = ensure_documents(library, questions, SHARED_DATA)
+        print(f"{name}: collecting candidates for {sum(q.answerable for q in questions)} answerable questions", flush=True)
+        found = collect(library, questions, mapping)
+        items += found
+        set_of.update({i.question.id: name for i in found})
+    positives = sum(int(i.labels.sum()) for i in items)
+    print(f"{len(items)} questions, {sum(len(i.labels) for i in items)} candidates, {positives} holding evidence, "
+          f"{sum(1 for i in items if i.labels.sum() == 0)} questions with none among the candidates")
+
+    multihop = [i for i in items if set_of[i.question.id] != "cuad_dev"]
+    balance = (len(items) - len(multihop)) / max(len(multihop), 1)  # the multi-hop questions weigh as much as cuad_dev's together
+    weights = {i.question.id: balance for i in multihop}
+    variants = {
+        "learned": (None, learned_order),
+        "learned, multi-hop weighted": (weights, learned_order),
+        "anchors learned": (None, anchors_order),
+        "anchors learned, weighted": (weights, anchors_order),
+    }
+    retrieval = library.settings.retrieval
+    sources: dict[str, dict[str, dict[str, float]]] = {"formula": {i.question.id: context_scores(i.question, i.formula) for i in items}}
+    fold_rows: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
+    folds = folds_of(items, args.folds)
+    for name, (weighting, order) in variants.items():
+        sources[name] = {}
+        for contracts in folds:
+            train = [i for i in items if i.group not in contracts]
+            mean, scale, model = fit(train, weighting)
+            rows = []
+            for item in (i for i in items if i.group in contracts):
+                sources[name][item.question.id] = context_scores(item.question, order(item, mean, scale, model, retrieval))
+                rows.append(sources[name][item.question.id])
+            fold_rows[name].append(mean_scores(rows))
+    chosen = args.variant
+    weighting, order = variants[chosen]
+    mean, scale, model = fit(items, weighting)
+    sources[f"{chosen} (in sample)"] = {i.question.id: context_scores(i.question, order(i, mean, scale, model, retrieval)) for i in items}
+
+    def table(title: str, key) -> None:
+        groups: dict[str, list[str]] = collections.defaultdict(list)
+        for item in items:
+            groups[key(item)].append(item.question.id)
+        print(f"\n{title} (recall@4k / recall@8k / complete@8k; learned variants held out by contract)")
+        print(f"{'':30} {'n':>4}" + "".join(f"  {name[:26]:>26}" for name in sources))
+        for group, ids in sorted(groups.items()):
+            cells = []
+            for source in sources.values():
+                s = mean_scores([source[i] for i in ids])
+                cells.append(f"{s['recall@4k']:.3f}/{s['recall@8k']:.3f}/{s['complete@8k']:.3f}")
+            print(f"{group[:30]:30} {len(ids):>4}" + "".join(f"  {cell:>26}" for cell in cells))
+
+    table("by set", lambda i: set_of[i.question.id])
+    table("multi-hop by type", lambda i: f"{i.question.type}" if set_of[i.question.id] != "cuad_dev" else "(cuad_dev)")
+    table("multi-hop by hops", lambda i: f"{i.question.hops} hops" if set_of[i.question.id] != "cuad_dev" else "(cuad_dev)")
+    for name, rows in fold_rows.items():
+        per_fold = ", ".join(f"{r['recall@4k']:.3f}" for r in rows)
+        print(f"{name}: recall@4k per held-out contract fold {per_fold}; worst {min(r['recall@4k'] for r in rows):.3f}")
+    print("\ncoefficients (standardised):")
+    for name, weight in sorted(zip(FEATURES, model.coef_[0]), key=lambda x: -abs(x[1])):
+        print(f"  {name:22} {weight:+.3f}")
+    if args.write:
+        save(MODEL_FILE, mean, scale, model)
+    if args.hold_docs and args.held_out_model:
+        held = set(args.hold_docs.read_text().split())
+        kept = [i for i in items if Path(i.group).stem not in held]
+        save(args.held_out_model, *fit(kept, weighting))
+        print(f"  (trained on {len(kept)} of {len(items)} questions, leaving out the contracts of {args.hold_docs})")
+
+
+def save(path: Path, mean: np.ndarray, scale: np.ndarray, model: LogisticRegression) -> None:
+    np.savez(path, features=np.array(FEATURES), mean=mean, scale=scale, coefficients=model.coef_[0], intercept=np.array(model.intercept_[0]))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

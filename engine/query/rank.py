@@ -1,0 +1,181 @@
+"""A learned ranking of every candidate clause (issue 17): the anchors the search found and
+what the graph walk reached from them, scored by one model instead of a hand-set formula.
+
+The walk's formula and the follower tiers were set by hand on 40 questions and did not carry
+over to unseen contracts: most missed evidence was reached by the walk and then ranked out.
+Here each candidate is described by what is known about it whatever the question's words (its
+rank in each search arm, its similarity to the question, the edge path that reached it, how
+far it lies from the anchor, the anchor's own strength, its clause type against the plan, its
+length and place) and a logistic regression trained on dev questions' evidence
+(`bench/train_ranker.py`, cross-validated by contract) gives the probability that it holds
+evidence. The context is then filled in that order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from engine.query.anchors import Candidate
+from engine.query.scope import SearchScope
+from engine.text.matching import stems
+from models.clause import ClauseKind
+from models.edge import EdgeType
+from models.plan import QueryPlan
+
+MODEL_FILE = Path(__file__).with_name("ranker.npz")
+THIN_CHARS = 300  # a clause this short with parts of its own is little more than their heading
+_ABSENT_RANK = 200  # a clause an arm did not return ranks as if far down its list
+_EDGES = [("REFERENCES", "out"), ("REFERENCES", "in"), ("DEFINES", "out"), ("DEFINES", "in"), ("PARENT_OF", "out"), ("PARENT_OF", "in")]
+
+FEATURES = [
+    "anchor", "named", "log_rank", "fused_score", "similarity", "similarity_rank",
+    "keyword_rank", "vector_rank", "topic_rank", "in_keyword", "in_vector",
+    "walked", "hops", "walk_score", "origin_rank", "origin_score",
+    *[f"edge_{edge.lower()}_{direction}" for edge, direction in _EDGES],
+    "label_named", "topic_match", "definition", "thin", "log_chars", "position", "word_coverage", "lexicon_coverage",
+]
+
+
+@dataclass
+class Ranked:
+    candidate: Candidate
+    probability: float
+
+
+def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan) -> tuple[list[Candidate], np.ndarray]:
+    """Each distinct candidate clause (an anchor first when it is both) and its feature row."""
+    walked = {f.clause.clause_id: f for f in followers}
+    order_scores = {a.order: a.score for a in anchors.values()}
+    ranked_similarity = sorted(scope.similarity.values(), reverse=True)
+    keyword_stems = stems(" ".join(plan.keywords))
+    lexicon_stems = stems(" ".join(plan.expansions))
+    topics = set(plan.topics)
+    candidates = [_as_found(anchor, walked.get(clause_id)) for clause_id, anchor in anchors.items()]
+    candidates += [f for f in followers if f.clause.clause_id not in anchors]
+    rows = []
+    for candidate in candidates:
+        clause_id = candidate.clause.clause_id
+        anchor = anchors.get(clause_id)
+        follower = walked.get(clause_id)
+        clause, graph = candidate.clause, candidate.graph
+        similarity = scope.similarity.get(clause_id, 0.0)
+        arms = anchor.why.arms if anchor else {}
+        clause_stems = graph.clause_stems.get(clause_id, set())
+        origin = follower.order if follower else 0
+        row = {
+            "anchor": float(anchor is not None),
+            "named": float(anchor is not None and anchor.why.kind == "named"),
+            "log_rank": math.log1p(max(anchor.order, 0)) if anchor else math.log1p(_ABSENT_RANK),
+            "fused_score": anchor.score if anchor else 0.0,
+            "similarity": similarity,
+            "similarity_rank": math.log1p(_rank_of(similarity, ranked_similarity)),
+            "keyword_rank": math.log1p(arms.get("keyword", _ABSENT_RANK)),
+            "vector_rank": math.log1p(arms.get("vector", _ABSENT_RANK)),
+            "topic_rank": math.log1p(arms.get("topic", _ABSENT_RANK)),
+            "in_keyword": float("keyword" in arms),
+            "in_vector": float("vector" in arms),
+            "walked": float(follower is not None),
+            "hops": float(follower.why.hops) if follower else 0.0,
+            "walk_score": follower.score if follower else 0.0,
+            "origin_rank": math.log1p(max(origin, 0)) if follower else math.log1p(_ABSENT_RANK),
+            "origin_score": order_scores.get(origin, 0.0) if follower else 0.0,
+            "label_named": float(bool(follower and follower.why.label and follower.why.label.lower() in plan.question.lower())),
+            "topic_match": float(bool(topics & ({clause.clause_type} | set(clause.topics)))),
+            "definition": float(clause.kind is ClauseKind.DEFINITION),
+            "thin": float(bool(parts_under_heading(candidate))),
+            "log_chars": math.log1p(len(clause.text)),
+            "position": clause.order / max(len(graph.clauses), 1),
+            "word_coverage": len(keyword_stems & clause_stems) / len(keyword_stems) if keyword_stems else 0.0,
+            "lexicon_coverage": len(lexicon_stems & clause_stems) / len(lexicon_stems) if lexicon_stems else 0.0,
+        }
+        for edge, direction in _EDGES:
+            row[f"edge_{edge.lower()}_{direction}"] = float(bool(follower and (follower.why.edge, follower.why.direction) == (edge, direction)))
+        rows.append([row[name] for name in FEATURES])
+    return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+
+
+def _as_found(anchor: Candidate, follower: Candidate | None) -> Candidate:
+    """A search hit the walk also reached from a better anchor is shown as the walk found it:
+    "Clause 4.6.2, which 4.6.4 refers to" says how it bears on the answer, and the answer quotes
+    it beside that clause."""
+    return follower if follower is not None and follower.order < anchor.order else anchor
+
+
+def parts_under_heading(candidate: Candidate) -> list[str]:
+    """The parts of a clause that is little more than their heading (short, with parts); else []."""
+    clause, graph = candidate.clause, candidate.graph
+    if len(clause.text) >= THIN_CHARS:
+        return []
+    return [e.dst for e in graph.out_edges.get(clause.clause_id, []) if e.type is EdgeType.PARENT_OF and e.dst]
+
+
+def _rank_of(value: float, descending: list[float]) -> int:
+    """1-based rank of `value` among `descending` (binary search)."""
+    low, high = 0, len(descending)
+    while low < high:
+        middle = (low + high) // 2
+        if descending[middle] > value:
+            low = middle + 1
+        else:
+            high = middle
+    return low + 1
+
+
+def in_order(candidates: list[Candidate], probabilities: np.ndarray) -> list[Ranked]:
+    """Most likely first, with three placements the question or the layout asks for: the
+    sections the question names lead, each followed by its parts in reading order; the definitions of terms it
+    uses follow the best candidate; a clause that is only a heading over its parts goes right
+    before the first of them (its words are theirs)."""
+    ranked = sorted((Ranked(c, float(p)) for c, p in zip(candidates, probabilities)), key=lambda r: -r.probability)
+    sections = sorted((r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order < 0), key=lambda r: r.candidate.order)
+    terms = [r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order >= 0]
+    rest = [r for r in ranked if r.candidate.why.kind != "named"]
+    ordered = sections + rest[:1] + terms + rest[1:]
+    placed: set[str] = set()
+    for section in sections:
+        parts = set(parts_under_heading(section.candidate))
+        placed |= parts
+        moving = sorted((r for r in ordered if r.candidate.clause.clause_id in parts), key=lambda r: r.candidate.clause.order)
+        ordered = [r for r in ordered if r.candidate.clause.clause_id not in parts]
+        at = ordered.index(section) + 1
+        ordered[at:at] = moving
+    for heading in [r for r in ordered if r.candidate.why.kind != "named" and r.candidate.clause.clause_id not in placed and parts_under_heading(r.candidate)]:
+        parts = set(parts_under_heading(heading.candidate))
+        first = next((r for r in ordered if r.candidate.clause.clause_id in parts), None)
+        if first is not None and ordered.index(first) > ordered.index(heading):
+            ordered.remove(heading)
+            ordered.insert(ordered.index(first), heading)
+    return ordered
+
+
+class LearnedRanker:
+    """A logistic regression over standardised features, as `bench/train_ranker.py` saved it."""
+
+    def __init__(self, path: Path = MODEL_FILE) -> None:
+        stored = np.load(path, allow_pickle=False)
+        names = [str(n) for n in stored["features"]]
+        if names != FEATURES:
+            raise ValueError(f"{path} was trained on other features ({len(names)}); retrain with bench/train_ranker.py")
+        self.mean, self.scale = stored["mean"], stored["scale"]
+        self.coefficients, self.intercept = stored["coefficients"], float(stored["intercept"])
+
+    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+        if not len(matrix):
+            return np.zeros(0)
+        logits = ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def rank(self, anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan) -> list[Ranked]:
+        candidates, matrix = candidate_features(anchors, followers, scope, plan)
+        return in_order(candidates, self.probabilities(matrix))
+
+
+@cache
+def learned_ranker() -> LearnedRanker | None:
+    """The shipped ranker, or None when no model file is present (the formula ranks then)."""
+    return LearnedRanker() if MODEL_FILE.is_file() else None

@@ -1,0 +1,55 @@
+"""The learned candidate ranking (issue 17): what it knows about each candidate, and the
+context it orders, on the sample contracts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.query.rank import FEATURES, LearnedRanker, candidate_features, learned_ranker
+from engine.text.normalise import normalise
+from models.retrieval import Mode
+from tests.conftest import GCLOUD, HIGHWAYS_NDA
+
+
+def _found(library, question: str, path):
+    graphs = library.scope([library.find(path.name).doc_id])
+    plan = library.engine.plan(question, graphs, None)
+    return plan, library.retriever.candidates(plan, library.settings.retrieval, Mode.GRAPH, graphs)
+
+
+def test_a_ranker_trained_on_other_features_is_refused(tmp_path):
+    path = tmp_path / "ranker.npz"
+    np.savez(path, features=np.array(FEATURES[:-1]), mean=np.zeros(3), scale=np.ones(3), coefficients=np.zeros(3), intercept=np.array(0.0))
+    with pytest.raises(ValueError, match="retrain with bench/train_ranker.py"):
+        LearnedRanker(path)
+
+
+def test_each_candidate_is_described_by_its_arms_and_the_edge_that_reached_it(sample_library):
+    plan, found = _found(sample_library, "How many MI Failures let CCS terminate the framework agreement?", GCLOUD)
+    candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
+    assert matrix.shape == (len(candidates), len(FEATURES))
+    assert len({c.clause.clause_id for c in candidates}) == len(candidates)  # an anchor the walk reached too is one row
+    column = {name: matrix[:, i] for i, name in enumerate(FEATURES)}
+    named = [i for i, c in enumerate(candidates) if c.why.kind == "named"]
+    assert named and all(column["named"][i] == 1.0 and column["anchor"][i] == 1.0 for i in named)
+    assert [candidates[i].clause.ref for i in named] == ["6.9"]  # where "MI Failure" is defined
+    by_ref = {c.clause.ref: i for i, c in enumerate(candidates)}
+    assert column["edge_references_out"][by_ref["2.8"]] == 1.0  # the termination clause cites "Clause 2.8"
+    walked = [i for i, c in enumerate(candidates) if c.clause.clause_id not in found.anchors]
+    assert walked and all(column["walked"][i] == 1.0 and column["hops"][i] >= 1 and column["anchor"][i] == 0.0 for i in walked)
+    edges = [name for name in FEATURES if name.startswith("edge_")]
+    assert all(sum(column[e][i] for e in edges) == 1.0 for i in walked)  # exactly one edge brought each
+
+
+def test_the_learned_ranking_orders_the_context_and_keeps_the_budget(sample_library):
+    assert learned_ranker() is not None, "engine/query/ranker.npz ships with the code"
+    settings = sample_library.settings.model_copy(update={"retrieval": sample_library.settings.retrieval.model_copy(update={"ranking": "learned"})})
+    graphs = sample_library.scope([sample_library.find(HIGHWAYS_NDA.name).doc_id])
+    plan = sample_library.engine.plan("Which law governs this agreement?", graphs, None, settings)
+    retrieval = sample_library.retriever.retrieve(plan, settings.retrieval, Mode.GRAPH, 4000, graphs)
+    assert [p.ref for p in retrieval.passages[:2]] == ["8", "8.1"]  # the heading, right before its part: "This Agreement shall be governed by ..."
+    scores = [p.score for p in retrieval.passages]
+    assert max(scores[:2]) == max(scores) <= 1.0 and min(scores) >= 0.0  # the likeliest lead
+    spent = sum(len(normalise(p.text)) + 1 for p in retrieval.passages[:-1])
+    assert spent < 4000  # the last passage is the one that crossed the budget
