@@ -24,7 +24,7 @@ from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.llm import LocalModel
 from engine.query.field_query import asks_over_contracts, field_query
-from engine.query.meaning import QuestionModel, question_model, with_meaning
+from engine.query.meaning import QuestionModel, listing_guesses, question_model, with_meaning
 from engine.query.plan import make_plan, named_contract, without_words
 from engine.query.plan_llm import refine
 from engine.query.retriever import Retriever
@@ -90,6 +90,8 @@ class QueryEngine:
         documents = {d.doc_id: d for d in self.store.documents()}  # read once per question
         doc_ids = scope if scope else list(documents)
         meant = self.meant(question)
+        if len(doc_ids) > 1 and asks_over_contracts(question):
+            meant = listing_guesses(meant)
         query = field_query(question, presence_model().categories, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1)
         if query is not None:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}

@@ -129,6 +129,17 @@ class QuestionModel:
         ]
 
 
+STATED_BY_ALL = 0.9  # a category at least this share of dev contracts states (title, parties, date)
+
+
+def listing_guesses(guesses: list[CategoryGuess]) -> list[CategoryGuess]:
+    """The guesses for a "which contracts..." request, less the categories nearly every contract
+    states: asking which contracts have a title or parties would list them all, so such a guess
+    is the model misreading the request ("which contracts stop us hiring their people?" read as
+    Parties), and the next guess reads it."""
+    return [g for g in guesses if g.prior < STATED_BY_ALL]
+
+
 @cache
 def question_model() -> QuestionModel:
     return QuestionModel()
