@@ -36,6 +36,7 @@ from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (p
 from engine.answer.abstain import FEATURES, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions, wording_folds  # noqa: E402
+from engine.query.rank import LearnedRanker  # noqa: E402
 from engine.service import Library  # noqa: E402
 from engine.settings import PRESETS_DIR  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
@@ -147,6 +148,7 @@ def main() -> int:
     parser.add_argument("--db", default=str(BENCH_STORE))
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder the questions' doc paths are relative to")
     parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
+    parser.add_argument("--ranker", help="a candidate ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
     parser.add_argument("--cache", help="features file: read if it exists, else written after collecting")
     parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
@@ -161,6 +163,8 @@ def main() -> int:
         print(f"features from {cache} ({len(data['y'])} questions)")
     else:
         library = Library(args.db, preset=args.preset)
+        if args.ranker:
+            library.retriever.ranker = LearnedRanker(Path(args.ranker))
         questions = load_questions(Path(args.questions))
         mapping = ensure_documents(library, questions, Path(args.data))
         folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
