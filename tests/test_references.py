@@ -71,3 +71,100 @@ def test_cuad_section_with_subclause_references_land_on_subclauses():
     # "Licensing Transaction" has the meaning set forth in Section 12.3(d)(ii)(C): four levels deep
     assert ("1.61", "12.3(d)(ii)(C)") in edges
     assert contract.parent_chain("12.3(d)(ii)(C)") == ["12.3(d)(ii)", "12.3(d)", "12.3", "12"]
+
+
+def _cuad(stem: str):
+    """A CUAD dev contract parsed (every one used here is in the dev split)."""
+    return parsed(SHARED_DATA / "cuad" / "pdf" / f"{stem}.pdf")
+
+
+def _targets(contract, src_ref: str) -> set[str | None]:
+    return {e.dst_ref for e in contract.edges("REFERENCES") if e.src_ref == src_ref}
+
+
+@pytest.mark.parametrize(
+    "text, targets",
+    [
+        # relative references with no keyword, anchored by "above" / "below"
+        ("covering in excess of (a), (b), and (c) above, excluding", ["(a)", "(b)", "(c)"]),
+        ("the payment policy outlined in 4.1 above.", ["4.1"]),
+        ("as except provided in 4(c) and 4(e) above, each", ["4(c)", "4(e)"]),
+        ("payable at 1.5 above the prime rate", []),  # a rate, not a reference: "at" leads to no clause
+        ("as detailed in Examples 1 and 2 below", []),  # a bare "1" needs a keyword
+        # further members of a list take the base of the member before them
+        ("in Section 3.1(d)(ii) and (iii) to be decided", ["3.1(d)(ii)", "3.1(d)(iii)"]),
+        ("under Section 4.1(a)(i) or (a)(iii), Owner", ["4.1(a)(i)", "4.1(a)(iii)"]),
+        ("Sections 12.2(d), (g), or (l), or", ["12.2(d)", "12.2(g)", "12.2(l)"]),
+        # ... but not the next item of the sentence's own enumeration
+        ("(A) the plan, (B) approved in accordance with Section 4.2(a), or (C) any changes", ["4.2(a)"]),
+        ("(x) has not, (y) has complied with this Section 3.3(b) and (z) is", ["3.3(b)"]),
+        ("set forth in Section 5.2(f) or (b) Customer learns", ["5.2(f)"]),
+        # lower case keywords, and "section" as a common noun with no number
+        ("the undertakings in clauses 3 and 4 above apply", ["3", "4"]),
+        ("as set out in schedule 2 and section 5.1", ["2", "5.1"]),
+        ("in this section, each section of the report", []),
+    ],
+)
+def test_more_reference_forms(text, targets):
+    assert [r.target for r in find_references(text)] == targets
+
+
+def test_above_and_below_say_where_the_target_is_printed():
+    resolver = ReferenceResolver([("4", None), ("4.1", None), ("4.2", None), ("4.3", None)])
+    above, below = find_references("in 4.3 above"), find_references("in 4.1 below")
+    assert resolver.resolve(above[0], "4.2", None) is None  # 4.3 is printed after 4.2
+    assert resolver.resolve(below[0], "4.2", None) is None
+    assert resolver.resolve(find_references("in 4.1 above")[0], "4.2", None) == "4.1"
+
+
+def test_subclause_ranges_expand_and_long_ranges_keep_their_ends_only():
+    refs = [("13", None)] + [(f"13.2({letter})", None) for letter in "abcd"] + [(str(n), None) for n in range(14, 50)]
+    resolver = ReferenceResolver(refs)
+    first, last = find_references("Section 13.2(a)-(c) below")
+    assert resolver.range_between(resolver.resolve(first, "13", None), resolver.resolve(last, "13", None), None) == ["13.2(b)"]
+    first, last = find_references("Sections 14 through 49")  # 34 between its ends: more than MAX_RANGE
+    assert resolver.range_between(resolver.resolve(first, "13", None), resolver.resolve(last, "13", None), None) == []
+
+
+def test_lower_case_references_in_the_samples(gcloud, mutual_nda):
+    assert ("3.14", "3.17") in _edges(gcloud)  # "as stipulated in clause 3.17 of this Framework"
+    assert ("9.2.3", "4") in _edges(gcloud)  # "'How Services will be delivered' (section 4)"
+    assert {("5", "3"), ("5", "4")} <= _edges(mutual_nda)  # "The undertakings in clauses 3 and 4 above"
+
+
+@needs_shared_data
+def test_cuad_relative_references_with_no_keyword():
+    # "(d) Umbrella Liability Insurance ... covering in excess of (a), (b), and (c) above"
+    sandridge = _cuad("SANDRIDGEENERGYINC_08_06_2009_EX_10_6_OPERATIONS_AND_MAINTENANCE_AGREEMENT")
+    assert _targets(sandridge, "8.1.1(d)") == {"8.1.1(a)", "8.1.1(b)", "8.1.1(c)"}
+    # "within the scope of the indemnity set forth in 15.1 above"
+    outsourcing = _cuad("MANUFACTURERSSERVICESLTD_06_05_2000_EX_10_14_OUTSOURCING_AGREEMENT")
+    assert _targets(outsourcing, "15.2(b)") == {"15.1"}
+    # "as except provided in 4(c) and 4(e) above"
+    affiliate = _cuad("TubeMediaCorp_20060310_8_K_EX_10_1_513921_EX_10_1_Affiliate_Agreement")
+    assert _targets(affiliate, "5(d)") == {"4(c)", "4(e)"}
+    # "(c) if options (a) and (b) above cannot be accomplished": items of 14(c)'s own text, not 14(a) and 14(b)
+    content = _cuad("GluMobileInc_20070319_S_1A_EX_10_09_436630_EX_10_09_Content_License_Agreement1")
+    assert not {"14(a)", "14(b)"} & _targets(content, "14(c)")
+
+
+@needs_shared_data
+def test_cuad_list_members_and_enumeration_items():
+    distributor = _cuad("ZogenixInc_20190509_10_Q_EX_10_2_11663313_EX_10_2_Distributor_Agreement")
+    # "... or by Distributor under Sections 12.2(d), (g), or (l)"
+    assert {"12.2(d)", "12.2(g)", "12.2(l)"} <= _targets(distributor, "12.3(c)")
+    # "... approved by the JSC in accordance with Section 4.2(a), or (C) any changes": (C) is the sentence's
+    assert "4.2(a)" in _targets(distributor, "5.1(d)(ii)") and "4.2" not in _targets(distributor, "5.1(d)(ii)")
+
+
+@needs_shared_data
+def test_cuad_ranges_of_subclauses_and_of_top_level_sections():
+    development = _cuad("CoherusBiosciencesInc_20200227_10_K_EX_10_29_12021376_EX_10_29_Development_Agreement")
+    # "to the extent such Losses are due to the events described in Section 13.2(a)-(c) below"
+    assert _targets(development, "13.1(a)") == {"13.2(a)", "13.2(b)", "13.2(c)"}
+    service = _cuad("OPERALTD_04_30_2020_EX_4_14_SERVICE_AGREEMENT")
+    # "... as well as Sections 3 through 10 shall survive termination"
+    assert {str(n) for n in range(3, 11)} <= _targets(service, "9.4(ii)")
+    hosting = _cuad("BNCMORTGAGEINC_05_17_1999_EX_10_4_LICENSING_AND_WEB_SITE_HOSTING_AGREEMENT")
+    # "Sections 1 and 5 through 30": the longest range in the dev contracts, within MAX_RANGE
+    assert _targets(hosting, "24") == {"1"} | {str(n) for n in range(5, 31)} - {"24"}

@@ -15,7 +15,7 @@ from engine.ingest.clause_tree import Segment
 from engine.ingest.clause_types import classify
 from engine.ingest.definitions import TermMatcher, find_definitions, is_glossary
 from engine.ingest.pdf import DocumentText
-from engine.ingest.references import ReferenceResolver, find_references
+from engine.ingest.references import ReferenceResolver, find_references, written_inline
 from models.clause import Clause, ClauseKind, ClauseType
 from models.document import Definition
 from models.edge import Edge, EdgeType
@@ -157,7 +157,11 @@ def _reference_edges(clauses: list[Clause], segments: list[Segment]) -> list[Edg
         if clause.kind is ClauseKind.TOC:
             continue
         previous_target: str | None = None
-        for found in find_references(clause.text):
+        references = find_references(clause.text)
+        for found in references:
+            if written_inline(found, clause.text, references):
+                previous_target = None
+                continue  # "options (a) and (b) above": this clause's own items, not clauses
             target_ref = resolver.resolve(found, clause.ref, container)
             targets: list[str] = []
             if target_ref is not None:

@@ -32,7 +32,7 @@ from models.document import Document, IngestOutcome, IngestStatus
 logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
-PARSER_VERSION = "7"
+PARSER_VERSION = "8"
 
 
 class Stage(StrEnum):
