@@ -44,7 +44,7 @@ def run_baseline(retriever: BaselineRetriever, questions: list[Question]) -> dic
 
 
 def side_by_side(title: str, columns: dict[str, Scores]) -> str:
-    header = f"{title:24}" + "".join(f"{name:>11}" for name in columns)
+    header = f"{title:24}" + "".join(f"{name:>14}" for name in columns)
     lines = [header, "-" * len(header)]
     rows = [
         ("recall@4k", lambda s: s.recall[4000]),
@@ -53,9 +53,9 @@ def side_by_side(title: str, columns: dict[str, Scores]) -> str:
         ("complete@8k", lambda s: s.complete[8000]),
     ]
     for name, value in rows:
-        lines.append(f"{name:24}" + "".join(f"{value(s):>11.3f}" for s in columns.values()))
-    lines.append(f"{'p50 ms':24}" + "".join(f"{1000 * (s.p50_seconds or 0):>11.0f}" for s in columns.values()))
-    lines.append(f"{'p95 ms':24}" + "".join(f"{1000 * (s.p95_seconds or 0):>11.0f}" for s in columns.values()))
+        lines.append(f"{name:24}" + "".join(f"{value(s):>14.3f}" for s in columns.values()))
+    lines.append(f"{'p50 ms':24}" + "".join(f"{1000 * (s.p50_seconds or 0):>14.0f}" for s in columns.values()))
+    lines.append(f"{'p95 ms':24}" + "".join(f"{1000 * (s.p95_seconds or 0):>14.0f}" for s in columns.values()))
     return "\n".join(lines)
 
 
