@@ -80,12 +80,13 @@ def collect(library: Library, questions: list[Question], mapping: dict[str, str]
 
 
 def context_scores(question: Question, passages: list[str]) -> dict[str, float]:
-    """recall@B and complete@B of a context (normalised passages in order), as FORMAT.md scores them."""
+    """Found snippets and completeness at each budget for a context (normalised passages in
+    order), as FORMAT.md scores them; `mean_scores` turns the counts into recall."""
     joined = " ".join(passages)
-    result = {}
+    result = {"snippets": float(len(question.evidence))}
     for budget in BUDGETS:
         found = [snippet_found(e.text, joined[:budget]) for e in question.evidence]
-        result[f"recall@{budget // 1000}k"] = sum(found) / len(found)
+        result[f"found@{budget // 1000}k"] = float(sum(found))
         result[f"complete@{budget // 1000}k"] = float(all(found))
     return result
 
@@ -130,7 +131,13 @@ def folds_of(items: list[Collected], count: int) -> list[set[str]]:
 
 
 def mean_scores(rows: list[dict[str, float]]) -> dict[str, float]:
-    return {key: float(np.mean([r[key] for r in rows])) for key in rows[0]} if rows else {}
+    """Recall as FORMAT.md defines it (found snippets / all snippets), completeness per question."""
+    if not rows:
+        return {}
+    snippets = sum(r["snippets"] for r in rows)
+    result = {f"recall@{b // 1000}k": sum(r[f"found@{b // 1000}k"] for r in rows) / snippets for b in BUDGETS}
+    result.update({f"complete@{b // 1000}k": float(np.mean([r[f"complete@{b // 1000}k"] for r in rows])) for b in BUDGETS})
+    return result
 
 
 def main() -> None:
