@@ -128,9 +128,10 @@ def _rank_of(value: float, descending: list[float]) -> int:
 
 def in_order(candidates: list[Candidate], probabilities: np.ndarray) -> list[Ranked]:
     """Most likely first, with three placements the question or the layout asks for: the
-    sections the question names lead, each followed by its parts in reading order; the definitions of terms it
-    uses follow the best candidate; a clause that is only a heading over its parts goes right
-    before the first of them (its words are theirs)."""
+    sections the question names lead, each followed by its parts in reading order; the
+    definitions of terms it uses follow the best candidate; a clause that is only a heading
+    over its parts goes right before the first of them (its words are theirs)."""
+    parts = {c.clause.clause_id: set(parts_under_heading(c)) for c in candidates}  # empty unless a bare heading
     ranked = sorted((Ranked(c, float(p)) for c, p in zip(candidates, probabilities)), key=lambda r: -r.probability)
     sections = sorted((r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order < 0), key=lambda r: r.candidate.order)
     terms = [r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order >= 0]
@@ -138,15 +139,16 @@ def in_order(candidates: list[Candidate], probabilities: np.ndarray) -> list[Ran
     ordered = sections + rest[:1] + terms + rest[1:]
     placed: set[str] = set()
     for section in sections:
-        parts = set(parts_under_heading(section.candidate))
-        placed |= parts
-        moving = sorted((r for r in ordered if r.candidate.clause.clause_id in parts), key=lambda r: r.candidate.clause.order)
-        ordered = [r for r in ordered if r.candidate.clause.clause_id not in parts]
+        own = parts[section.candidate.clause.clause_id]
+        placed |= own
+        moving = sorted((r for r in ordered if r.candidate.clause.clause_id in own), key=lambda r: r.candidate.clause.order)
+        ordered = [r for r in ordered if r.candidate.clause.clause_id not in own]
         at = ordered.index(section) + 1
         ordered[at:at] = moving
-    for heading in [r for r in ordered if r.candidate.why.kind != "named" and r.candidate.clause.clause_id not in placed and parts_under_heading(r.candidate)]:
-        parts = set(parts_under_heading(heading.candidate))
-        first = next((r for r in ordered if r.candidate.clause.clause_id in parts), None)
+    headings = [r for r in ordered if r.candidate.why.kind != "named" and r.candidate.clause.clause_id not in placed]
+    for heading in (r for r in headings if parts[r.candidate.clause.clause_id]):
+        own = parts[heading.candidate.clause.clause_id]
+        first = next((r for r in ordered if r.candidate.clause.clause_id in own), None)
         if first is not None and ordered.index(first) > ordered.index(heading):
             ordered.remove(heading)
             ordered.insert(ordered.index(first), heading)
