@@ -16,32 +16,55 @@ class Mode(StrEnum):
     GRAPH = "graph"  # hybrid anchors, injected anchors and the graph walk (the default)
 
 
-class Why(BaseModel):
-    """How a passage was found: as an anchor (which arm, at what rank) or through the graph."""
+class Step(BaseModel):
+    """One edge of a graph path, as the walk took it."""
 
-    kind: str  # "anchor" | "named" (the question names it) | "graph"
-    arms: dict[str, int] = Field(default_factory=dict, description="arm -> rank (1-based) for anchors")
-    edge: str | None = None  # REFERENCES | DEFINES | PARENT_OF, for graph passages
-    direction: str | None = None  # "out" (the anchor cites/uses/contains it) or "in"
-    via_ref: str | None = None  # the clause it was reached from
-    hops: int = 0
+    edge: str  # REFERENCES | DEFINES | PARENT_OF
+    direction: str  # "out" (the clause it came from cites/uses/contains this one) or "in"
+    via_ref: str  # the clause it came from
     label: str = ""  # the term or reference text of the edge
 
     def describe(self) -> str:
-        if self.kind == "named":
-            return f"named in the question ({self.label})"
-        if self.kind == "anchor":
-            ranks = ", ".join(f"{arm} #{rank}" for arm, rank in self.arms.items())
-            return f"search hit ({ranks})"
-        verb = {
+        return {
             ("REFERENCES", "out"): f"cited by {self.via_ref}",
             ("REFERENCES", "in"): f"cites {self.via_ref}",
             ("DEFINES", "out"): f"defines “{self.label}” used in {self.via_ref}",
             ("DEFINES", "in"): f"uses “{self.label}” defined in {self.via_ref}",
             ("PARENT_OF", "out"): f"part of {self.via_ref}",
             ("PARENT_OF", "in"): f"contains {self.via_ref}",
-        }.get((self.edge or "", self.direction or ""), f"linked to {self.via_ref}")
-        return f"{verb} ({self.hops} hop{'s' if self.hops > 1 else ''})"
+        }.get((self.edge, self.direction), f"linked to {self.via_ref}")
+
+
+class Why(BaseModel):
+    """How a passage was found: as an anchor (which arm, at what rank) or through the graph."""
+
+    kind: str  # "anchor" | "named" (the question names it) | "graph"
+    arms: dict[str, int] = Field(default_factory=dict, description="arm -> rank (1-based) for anchors")
+    edge: str | None = None  # REFERENCES | DEFINES | PARENT_OF, for graph passages: the last step
+    direction: str | None = None  # "out" (the anchor cites/uses/contains it) or "in"
+    via_ref: str | None = None  # the clause it was reached from
+    hops: int = 0
+    label: str = ""  # the term or reference text of the edge
+    path: list[Step] = Field(default_factory=list, description="the steps before the last, from the anchor on")
+
+    def last_step(self) -> Step | None:
+        if self.kind != "graph" or not self.edge:
+            return None
+        return Step(edge=self.edge, direction=self.direction or "", via_ref=self.via_ref or "", label=self.label)
+
+    def describe(self) -> str:
+        """"defines “Total Exposure” used in 1 “Remaining Exposure”, which defines “Remaining
+        Exposure” used in 4.2 (2 hops)": the chain back to the anchor, so a definition of a
+        term inside another definition says which definition and which clause it serves."""
+        if self.kind == "named":
+            return f"named in the question ({self.label})"
+        if self.kind == "anchor":
+            ranks = ", ".join(f"{arm} #{rank}" for arm, rank in self.arms.items())
+            return f"search hit ({ranks})"
+        last = self.last_step()
+        steps = [last, *reversed(self.path)] if last else list(reversed(self.path))
+        chain = ", which ".join(step.describe() for step in steps) or "linked"
+        return f"{chain} ({self.hops} hop{'s' if self.hops != 1 else ''})"
 
 
 class Passage(BaseModel):

@@ -12,8 +12,8 @@ from engine.query.scope import SearchScope
 from engine.query.select import select
 from engine.query.walk import walk
 from models.plan import Filters
-from models.retrieval import Mode, Why
-from tests.conftest import HIGHWAYS_NDA, MUTUAL_NDA
+from models.retrieval import Mode, Step, Why
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,21 @@ def test_the_walk_follows_references_and_definitions_from_an_anchor(sample_libra
     definition = reached['1.1 "Disclosing Party"'].why
     assert (definition.edge, definition.direction, definition.label, definition.hops) == ("DEFINES", "out", "Disclosing Party", 1)
     assert all(c.order == 1 for c in reached.values())  # followers remember the anchor they came from
+
+
+def test_a_term_inside_a_definition_says_which_definition_and_clause_it_came_by(sample_library, scope_of):
+    scope = scope_of("Which services can the Supplier be awarded orders for?", GCLOUD)
+    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "1.10")
+    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
+    every_path = sample_library.settings.retrieval.model_copy(update={"min_graph_score": 0.0})
+    reached = {c.clause.ref: c for c in walk({clause.clause_id: anchor}, scope, every_path)}
+    # 1.10 uses "G-Cloud Services", whose definition in 9.1 uses "Holding Company"
+    chained = reached['9.1 "Holding Company"'].why
+    assert chained.path == [Step(edge="DEFINES", direction="out", via_ref="1.10", label="G-Cloud Services")]
+    assert chained.describe() == (
+        "defines “Holding Company” used in 9.1 \"G-Cloud Services\", which defines “G-Cloud Services” used in 1.10 (2 hops)"
+    )
+    assert reached['9.1 "G-Cloud Services"'].why.path == []  # one hop: no chain to tell
 
 
 def test_selection_places_followers_after_their_anchor_and_keeps_the_budget(sample_library, scope_of):

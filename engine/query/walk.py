@@ -1,6 +1,7 @@
 """Stage 3, the graph walk: 1-3 hops from the strongest anchors over REFERENCES, DEFINES and
 PARENT_OF, each reached clause scored w_sem * similarity + w_struct * edge weight * decay^hops
-and keeping its best path, so every passage can say which edge, from which clause, brought it.
+and keeping its best path, so every passage can say which edges, through which clauses, brought
+it: a term used inside the definition of a term the anchor uses says both definitions.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from engine.settings import RetrievalSettings
 from engine.store.graphcache import DocGraph
 from models.clause import ClauseKind
 from models.edge import EdgeType
-from models.retrieval import Why
+from models.retrieval import Step, Why
 
 #: Follower order after an anchor: sections linked by citation, then by definitions, then the tree.
 _TIERS = {"REFERENCES": 0, "DEFINES": 1}
@@ -28,11 +29,11 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
     found: dict[str, Candidate] = {}
     for anchor in starts:
         start_id = anchor.clause.clause_id
-        frontier = [(start_id, 1.0, 0)]
+        frontier: list[tuple[str, float, int, tuple[Step, ...]]] = [(start_id, 1.0, 0, ())]
         visited = {start_id}
         for hop in range(1, s.hops + 1):
             following = []
-            for clause_id, weight, distance in frontier:
+            for clause_id, weight, distance, path in frontier:
                 source = anchor.graph.by_id[clause_id]
                 for target, edge_weight, why in neighbours(anchor.graph, clause_id, s):
                     if target in visited or not scope.admits(target):
@@ -42,7 +43,7 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                     # a definition that uses another defined term needs that one too: no extra distance
                     chained = s.chain_definitions and source.kind is ClauseKind.DEFINITION and (why.edge, why.direction) == ("DEFINES", "out")
                     steps = distance if chained and distance else distance + 1
-                    following.append((target, path_weight, steps))
+                    following.append((target, path_weight, steps, (*path, why.last_step())))
                     if target in anchors and anchors[target].order <= anchor.order:
                         continue  # already in context ahead of this anchor
                     structure = path_weight * s.decay**steps * (0.5 + 0.5 * anchor.score)
@@ -54,7 +55,7 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                         tier = _TIERS.get(why.edge or "", 2) + (steps - 1) * _TIER_PER_HOP
                         found[target] = Candidate(
                             anchor.graph.by_id[target], anchor.graph, similarity[target], score,
-                            why.model_copy(update={"hops": hop}), order=anchor.order, tier=tier,
+                            why.model_copy(update={"hops": hop, "path": list(path)}), order=anchor.order, tier=tier,
                         )
             frontier = following
     return [c for c in found.values() if c.score >= s.min_graph_score]
