@@ -88,7 +88,9 @@ def training_texts() -> list[tuple[str, str, str]]:
         texts += [(names[key], phrasing["style"], phrasing["text"]) for phrasing in entry["phrasings"]]
     if TRAINING_ONLY.is_file():  # more varied examples, written for training alone; styled, so folds leave them out too
         extra = json.loads(TRAINING_ONLY.read_text())
-        for name, questions in extra["categories"].items():
+        # one-contract questions, then requests over many contracts, whose frame ("which of our
+        # agreements...", "list every...") must not read as a topic of its own
+        for name, questions in [*extra["categories"].items(), *extra.get("listings", {}).items()]:
             for question in questions:
                 party, other = chooser.choice(STAND_INS)
                 texts.append((name, TRAIN + question["style"], question["text"].replace("{party}", party).replace("{other}", other)))

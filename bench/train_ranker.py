@@ -2,7 +2,7 @@
 grouped by contract, beside the hand-set formula, on every dev question set.
 
     .venv/bin/python bench/train_ranker.py [--db data/bench-store] [--sets multihop_dev dev_extra cuad_dev]
-                                           [--folds 5] [--cache FILE] [--write]
+                                           [--folds 5] [--retrieval KEY=VALUE ...] [--write]
 
 For each answerable question, the graph mode's candidates (anchors and what the walk reached)
 are collected with their features and the passage each would become; a candidate is positive
@@ -149,9 +149,13 @@ def main() -> None:
     parser.add_argument("--held-out-model", type=Path, help="where that second model goes (with --hold-docs)")
     parser.add_argument("--variant", default="learned, multi-hop weighted", help="the variant --write saves and the in-sample column shows")
     parser.add_argument("--write", action="store_true", help=f"save the model fitted on every question to {MODEL_FILE.relative_to(PROJECT_ROOT)}")
+    parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
     library = Library(args.db)
+    retrieval = library.settings.retrieval
+    retrieval = retrieval.model_validate({**retrieval.model_dump(), **dict(change.split("=", 1) for change in args.retrieval)})
+    library.settings = library.settings.model_copy(update={"retrieval": retrieval})  # collect() reads library.settings
     items: list[Collected] = []
     set_of: dict[str, str] = {}
     for name in args.sets:

@@ -101,17 +101,22 @@ def test_contractnli_phrasings(key):
 
 
 def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
-    """A training question that copies an evaluated phrasing would make the held-out figures
-    in-sample; every category and NDA term has its training questions in the known styles."""
+    """A training question that copies an evaluated phrasing (one contract's or a "find all"
+    request's) would make the held-out figures in-sample; every category and NDA term has its
+    training questions in the known styles."""
     training = load("training_questions.json")
     categories, hypotheses = load("cuad_categories.json")["categories"], load("contractnli.json")["hypotheses"]
-    assert set(training["categories"]) == set(categories) and set(training["nda"]) == set(hypotheses)
+    assert set(training["categories"]) == set(categories) == set(training["listings"]) and set(training["nda"]) == set(hypotheses)
     evaluated = {words(c["cuad"]) for c in categories.values()} | {words(h["hypothesis"]) for h in hypotheses.values()}
     evaluated |= {words(p["text"]) for entry in [*categories.values(), *hypotheses.values()] for p in entry["phrasings"]}
+    evaluated |= {words(p["text"]) for phrasings in load("enumeration.json")["targets"].values() for p in phrasings}
     seen: set[str] = set()
     nda_styles = STYLES - {"keyword", "party"}  # an NDA's parties are the Disclosing and Receiving Party
-    for name, questions in [*training["categories"].items(), *training["nda"].items()]:
-        check_phrasings(name, questions, nda_styles if name in hypotheses else STYLES, 6)
+    listing_styles = STYLES - {"party", "yesno"}  # requests over many contracts
+    written = [(name, questions, nda_styles if name in hypotheses else STYLES) for name, questions in [*training["categories"].items(), *training["nda"].items()]]
+    written += [(name, questions, listing_styles) for name, questions in training["listings"].items()]
+    for name, questions, styles in written:
+        check_phrasings(name, questions, styles, 6)
         for question in questions:
             key = words(question["text"])
             assert key not in evaluated and key not in seen, (name, question["text"])
