@@ -53,9 +53,9 @@ class Why(BaseModel):
         return Step(edge=self.edge, direction=self.direction or "", via_ref=self.via_ref or "", label=self.label)
 
     def describe(self) -> str:
-        """"defines “Total Exposure” used in 1 “Remaining Exposure”, which defines “Remaining
-        Exposure” used in 4.2 (2 hops)": the chain back to the anchor, so a definition of a
-        term inside another definition says which definition and which clause it serves."""
+        """The chain back to the anchor, so a term used inside another term's definition says
+        which definition and which clause it serves: 'defines “Holding Company” used in 9.1
+        "G-Cloud Services", which defines “G-Cloud Services” used in 1.10 (2 hops)'."""
         if self.kind == "named":
             return f"named in the question ({self.label})"
         if self.kind == "anchor":
