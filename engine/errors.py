@@ -11,3 +11,7 @@ class IngestError(ClausegraphError):
 
 class NotFoundError(ClausegraphError):
     """A document or clause named by the user does not exist in the store."""
+
+
+class EmbeddingMismatchError(ClausegraphError):
+    """The store's vectors were made by another embedding model than the one configured."""

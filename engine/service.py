@@ -13,6 +13,7 @@ from engine.answer.answerer import Answerer
 from engine.answer.citations import Citer
 from engine.answer.generate import TextCallback
 from engine.embed import Embedder
+from engine.errors import EmbeddingMismatchError
 from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
@@ -76,11 +77,25 @@ class Library:
         self.settings = settings or Settings(store_dir=store_path(store_dir), preset=preset)
         self.store = ClauseStore(self.settings.store_dir)
         self.embedder = Embedder(self.settings.ingest.embed_batch_size, self.settings.ingest.window_overlap_tokens)
+        self._check_embedding()
         self.graphs = GraphCache(self.store)
         self.retriever = Retriever(self.store, self.embedder, self.graphs)
         self.citer = Citer(self.store)
         self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer), StoredFields(self.store, self.graph), self.settings)
         self.llm_spec = LLMSpec()
+
+    def _check_embedding(self) -> None:
+        """A store is searched only with the model that made its vectors: a question embedded by
+        another model lands in another space, where every similarity is noise, so such a store
+        is refused with what to do rather than answered from."""
+        others = sorted({d.embedding_model for d in self.store.documents()} - {self.embedder.model_name})
+        if others:
+            raise EmbeddingMismatchError(
+                f"the contracts in {self.settings.store_dir} were embedded with {', '.join(others)}, and this "
+                f"Clausegraph embeds with {self.embedder.model_name}; vectors of two models cannot be searched "
+                "together. Open the store with the Clausegraph that built it, or ingest its contracts again "
+                "into a new store (--db DIR or $CLAUSEGRAPH_DB)."
+            )
 
     @property
     def _model_choice_file(self) -> Path:

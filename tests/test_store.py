@@ -7,6 +7,7 @@ import pytest
 import pyarrow as pa
 
 from engine.embed import Embedder
+from engine.errors import EmbeddingMismatchError
 from engine.ingest import pipeline
 from engine.service import Library
 from engine.store.clause_store import ClauseStore
@@ -106,6 +107,18 @@ def test_new_parser_version_reingests_and_delete_removes_everything(tmp_path, mo
     for table in ("clauses", "windows", "edges", "pages"):
         assert library.store.table(table).count_rows() == 0, table
     assert not library.pdf_path(document.doc_id).exists()
+
+
+def test_a_store_embedded_by_another_model_is_refused_on_open(tmp_path):
+    library = Library(tmp_path / "store")
+    library.embedder.model_name = "all-MiniLM-L12-v2"  # as if another Clausegraph had built the store
+    assert library.ingest_file(MUTUAL_NDA).status is IngestStatus.INGESTED
+    assert {d.embedding_model for d in library.documents()} == {"all-MiniLM-L12-v2"}
+    with pytest.raises(EmbeddingMismatchError) as refused:
+        Library(tmp_path / "store")
+    message = str(refused.value)
+    assert "embedded with all-MiniLM-L12-v2" in message and "embeds with all-MiniLM-L6-v2" in message
+    assert "new store" in message  # and what to do about it
 
 
 def test_rows_left_by_an_interrupted_ingest_are_removed_on_open(tmp_path):
