@@ -88,7 +88,7 @@ class Library:
         """A store is searched only with the model that made its vectors: a question embedded by
         another model lands in another space, where every similarity is noise, so such a store
         is refused with what to do rather than answered from."""
-        others = sorted({d.embedding_model for d in self.store.documents()} - {self.embedder.model_name})
+        others = sorted(self.store.embedding_models() - {self.embedder.model_name})
         if others:
             raise EmbeddingMismatchError(
                 f"the contracts in {self.settings.store_dir} were embedded with {', '.join(others)}, and this "

@@ -202,6 +202,10 @@ class ClauseStore:
         docs = [document_from_row(row) for row in rows]
         return sorted(docs, key=lambda d: d.ingested_at)
 
+    def embedding_models(self) -> set[str]:
+        """The models that made the stored vectors (one column read, for the check on open)."""
+        return set(self._tables["documents"].to_lance().to_table(columns=["embedding_model"]).column("embedding_model").to_pylist())
+
     def document(self, doc_id: str) -> Document | None:
         rows = self._query("documents", f"doc_id = {_quote(doc_id)}")
         return document_from_row(rows[0]) if rows else None
