@@ -172,7 +172,8 @@ def main() -> int:
         if cache is not None:
             np.savez(cache, **data)
     x, y = data["x"], data["y"]
-    print(f"{len(y)} questions, {int(y.sum())} answerable, {len(set(data['contracts']))} contracts, styles: {', '.join(sorted(set(data['styles'])))}")
+    sample = f"{len(y)} questions, {int(y.sum())} answerable, {len(set(data['contracts']))} contracts, styles: {', '.join(sorted(set(data['styles'])))}"
+    print(sample)
     support, abstain = cross_validate(data)
     report(data, support, abstain)
 
@@ -187,7 +188,7 @@ def main() -> int:
         preset = json.loads(path.read_text())
         preset.setdefault("answer", {}).setdefault("abstain", {}).update(
             weights={name: round(float(w), 4) for name, w in zip(FEATURES, weights)},
-            bias=round(bias, 4), threshold=threshold, fitted_on=Path(args.questions).name,
+            bias=round(bias, 4), threshold=threshold, fitted_on=f"{Path(args.questions).name}: {sample}",
         )
         path.write_text(json.dumps(preset, indent=2) + "\n")
         print(f"wrote answer.abstain into {path}")
