@@ -52,7 +52,7 @@ _PARAGRAPH = re.compile(r"\n\s*\n|(?<=[.;:])\n(?=[A-Z0-9(])")
 
 def unused_dev_contracts(count: int) -> list[Path]:
     """`count` dev contracts no benchmark question asks about, in a fixed random order."""
-    used = {Path(doc).name for path in BENCHMARKS for line in path.open() for doc in json.loads(line)["docs"]}
+    used = {Path(doc).name for path in BENCHMARKS for line in path.read_text().splitlines() for doc in json.loads(line)["docs"]}
     free = sorted(row["file"] for row in cuad_manifest("dev") if Path(row["file"]).name not in used)
     random.Random(0).shuffle(free)
     return [CUAD / file for file in free[:count]]
