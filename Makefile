@@ -44,6 +44,8 @@ $(STRACE_STAMP): | $(STAMP)
 	touch $@
 
 setup: $(STAMP) $(CHROMIUM_STAMP) $(TESSERACT_STAMP) $(STRACE_STAMP)
+	# the quick-vector table, built from the bundled MiniLM once (engine/static_embed.py)
+	HF_HUB_OFFLINE=1 $(PY) -m engine.static_embed
 
 run: setup
 	$(VENV)/bin/streamlit run app.py

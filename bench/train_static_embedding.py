@@ -42,6 +42,7 @@ import numpy as np
 from common import BENCH_DIR, CUAD, PROJECT_ROOT, cuad_manifest, require_shared_data
 
 from engine.embed import Embedder
+from engine.static_embed import token_outputs
 
 BENCHMARKS = [BENCH_DIR / "cuad_dev.jsonl", BENCH_DIR / "multihop_dev.jsonl", PROJECT_ROOT / "bench" / "multihop" / "dev_extra.jsonl"]
 PENALTY = 1e-3  # squared distance from the distilled start, per token row
@@ -66,23 +67,6 @@ def paragraphs(path: Path, embedder: Embedder) -> list[str]:
         text = "\n".join(page.get_text() for page in pdf)
     found = (re.sub(r"\s+", " ", part).strip() for part in _PARAGRAPH.split(text))
     return [window.text for part in found if len(part) > 60 for window in embedder.windows(part, "")]
-
-
-def token_outputs(embedder: Embedder) -> np.ndarray:
-    """Each vocabulary token read by MiniLM alone ([CLS] token [SEP], mean-pooled)."""
-    import torch
-
-    model = embedder._load()
-    tokenizer = model.tokenizer
-    transformer = model[0].auto_model
-    ids = sorted(tokenizer.get_vocab().values())
-    outputs = np.zeros((len(ids), embedder.dimension), dtype=np.float32)
-    with torch.inference_mode():
-        for start in range(0, len(ids), 2048):
-            batch = torch.tensor([[tokenizer.cls_token_id, i, tokenizer.sep_token_id] for i in ids[start : start + 2048]])
-            hidden = transformer(input_ids=batch, attention_mask=torch.ones_like(batch)).last_hidden_state
-            outputs[start : start + 2048] = hidden.mean(dim=1).numpy()
-    return outputs
 
 
 def train(token_ids: list[list[int]], targets: np.ndarray, outputs: np.ndarray, idf: np.ndarray, form: str, epochs: int) -> dict[str, np.ndarray]:

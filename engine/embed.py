@@ -74,25 +74,8 @@ class Embedder:
 
     def windows(self, text: str, heading: str) -> list[TextWindow]:
         """Split a clause into windows the model reads whole; nothing past 256 tokens is lost."""
-        tokenizer = self._load().tokenizer
         with self._in_use:
-            offsets = tokenizer(
-                text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
-            )["offset_mapping"]
-        budget = self.max_tokens - _SPECIAL_TOKENS - _PREFIX_TOKENS
-        if len(offsets) <= budget + _PREFIX_TOKENS:
-            return [TextWindow(0, 0, len(text), text)]
-        step = max(budget - self.overlap_tokens, 1)
-        windows: list[TextWindow] = []
-        for index, first in enumerate(range(0, len(offsets), step)):
-            last = min(first + budget, len(offsets)) - 1
-            start, end = offsets[first][0], offsets[last][1]
-            body = text[start:end]
-            shown = body if index == 0 or not heading else f"{heading}: {body}"
-            windows.append(TextWindow(index, start, end, shown))
-            if last == len(offsets) - 1:
-                break
-        return windows
+            return split_windows(self._load().tokenizer, self.max_tokens, self.overlap_tokens, text, heading)
 
     def encode_question(self, question: str) -> np.ndarray:
         """One question's vector; the planner and the retriever both need it, so it is kept."""
@@ -120,6 +103,28 @@ class Embedder:
             if progress:
                 progress(min(start + self.batch_size, len(texts)), len(texts))
         return vectors
+
+
+def split_windows(tokenizer, max_tokens: int, overlap_tokens: int, text: str, heading: str) -> list[TextWindow]:
+    """A clause cut into stretches of at most `max_tokens` tokens of `tokenizer`, consecutive
+    ones sharing `overlap_tokens`; later windows carry the heading in front. Both embedders cut
+    with MiniLM's tokenizer, so a clause has the same windows whichever model embeds it and
+    its quick vectors can be replaced row for row."""
+    offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False)["offset_mapping"]
+    budget = max_tokens - _SPECIAL_TOKENS - _PREFIX_TOKENS
+    if len(offsets) <= budget + _PREFIX_TOKENS:
+        return [TextWindow(0, 0, len(text), text)]
+    step = max(budget - overlap_tokens, 1)
+    windows: list[TextWindow] = []
+    for index, first in enumerate(range(0, len(offsets), step)):
+        last = min(first + budget, len(offsets)) - 1
+        start, end = offsets[first][0], offsets[last][1]
+        body = text[start:end]
+        shown = body if index == 0 or not heading else f"{heading}: {body}"
+        windows.append(TextWindow(index, start, end, shown))
+        if last == len(offsets) - 1:
+            break
+    return windows
 
 
 @lru_cache(maxsize=256)

