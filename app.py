@@ -21,7 +21,11 @@ def _clause_type_summary(document: Document, top: int = 4) -> str:
     return ", ".join(f"{t.replace('_', ' ')} {n}" for t, n in shown[:top])
 
 
-def _documents_table(documents: list[Document]) -> None:
+def _vectors_label(document: Document, full_model: str) -> str:
+    return "full" if document.embedding_model == full_model else "quick"
+
+
+def _documents_table(documents: list[Document], full_model: str) -> None:
     rows = [
         {
             "File": d.file_name,
@@ -31,6 +35,7 @@ def _documents_table(documents: list[Document]) -> None:
             "Definitions": d.definitions,
             "References": f"{d.references_resolved} / {d.references_resolved + d.references_unresolved}",
             "Clause types": _clause_type_summary(d),
+            "Vectors": _vectors_label(d, full_model),
             "Added": d.ingested_at.astimezone().strftime("%Y-%m-%d %H:%M"),
         }
         for d in documents
@@ -43,6 +48,9 @@ def _documents_table(documents: list[Document]) -> None:
         "Definitions": st.column_config.NumberColumn(width="small"),
         "References": st.column_config.TextColumn(width="small", help="cross-references resolved / found"),
         "Clause types": st.column_config.TextColumn(width="large"),
+        "Vectors": st.column_config.TextColumn(
+            width="small", help="full: MiniLM vectors; quick: static vectors, searchable at once, replaced by full ones in the background"
+        ),
     }
     st.dataframe(rows, hide_index=True, width="stretch", column_config=columns)
 
@@ -80,6 +88,27 @@ def _upload(lib) -> None:
         show_outcome(IngestOutcome(**raw))
 
 
+@st.fragment(run_every=2)
+def _vector_progress(lib) -> None:
+    """While full vectors are being made: how far, refreshed on its own every two seconds."""
+    status = lib.vector_status()
+    if status.complete or not lib.makes_full_vectors:
+        if not status.complete:
+            st.caption(f"{len(status.pending)} contract(s) use quick vectors only (setting ingest.vectors = quick).")
+        return
+    total = status.ready + len(status.pending)
+    text = f"Full vectors: {status.ready} of {total} contracts ready"
+    if status.working_on:
+        text += f" · working on {status.working_on} ({status.fraction:.0%})"
+    st.progress((status.ready + status.fraction) / total, text=text)
+    st.caption(
+        "Every contract is searchable now by keyword, clause graph and quick vectors; answers say when they were "
+        "made before a contract's full vectors were ready."
+    )
+    if status.error:
+        st.warning(f"Full vectors stopped: {status.error}. Those contracts stay searchable with quick vectors.", icon=":material/warning:")
+
+
 def _delete(lib, documents: list[Document]) -> None:
     with st.expander("Remove contracts", icon=":material/delete:"):
         labels = {f"{d.file_name} ({d.doc_id[:8]})": d.doc_id for d in documents}
@@ -114,7 +143,8 @@ def library_page() -> None:
         if not documents:
             st.info("The library is empty. Drop contract PDFs above to add them.")
             return
-        _documents_table(documents)
+        _vector_progress(lib)
+        _documents_table(documents, lib.embedder.model_name)
         _delete(lib, documents)
     except ClausegraphError as error:
         st.error(str(error))

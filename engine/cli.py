@@ -1,6 +1,6 @@
 """The command line: ingest, list, show and delete contracts; ask and evaluate.
 
-    python -m engine ingest [--db DIR] PATH...
+    python -m engine ingest [--db DIR] [--no-wait] PATH...
     python -m engine list [--db DIR] [--json]
     python -m engine show DOC [--db DIR] [--json]
     python -m engine delete DOC [--db DIR]
@@ -38,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
 
     ingest = commands.add_parser("ingest", parents=[common], help="add PDF files or folders of PDFs")
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument(
+        "--no-wait", action="store_true",
+        help="return once the contracts are searchable (quick vectors); their full vectors are made when the app next opens the store",
+    )
 
     listing = commands.add_parser("list", parents=[common], help="list ingested contracts")
     listing.add_argument("--json", action="store_true", help="print JSON")
@@ -89,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _ingest(library, args) -> int:
+    from collections import defaultdict, deque
+
     from tqdm import tqdm
 
     from engine.service import expand_paths
@@ -111,18 +117,45 @@ def _ingest(library, args) -> int:
         bar.n = min(done, bar.total)
         bar.refresh()
 
+    paths_named: dict[str, deque[Path]] = defaultdict(deque)  # outcomes name their file; errors show its path
     for path in files:
-        outcome = library.ingest_file(path, progress)
+        paths_named[path.name].append(path)
+    for outcome in library.ingest_many(files, progress):
         outcomes.append(outcome)
         bar.n = len(outcomes) * 100
         bar.refresh()
+        path = paths_named[outcome.file_name].popleft()
         tqdm.write(_summary(outcome, path), file=sys.stderr if outcome.status is IngestStatus.FAILED else sys.stdout)
     bar.close()
     library.refresh_indexes(outcomes)
     failed = sum(1 for o in outcomes if o.status is IngestStatus.FAILED)
     ingested = sum(1 for o in outcomes if o.status is IngestStatus.INGESTED)
+    if library.makes_full_vectors and not args.no_wait:
+        _wait_for_vectors(library)
     print(f"{ingested} ingested, {len(outcomes) - ingested - failed} unchanged, {failed} failed")
     return 1 if failed else 0
+
+
+def _wait_for_vectors(library) -> None:
+    """The contracts are searchable already; show the full vectors being made, then say so."""
+    from tqdm import tqdm
+
+    status = library.vector_status()
+    if not status.pending:
+        return
+    library.complete_vectors_in_background()
+    total = len(status.pending)
+    bar = tqdm(total=total * 100, file=sys.stderr, disable=None, mininterval=0.2, bar_format="{desc} |{bar}| {percentage:3.0f}%")
+    while not library.vectors.wait(timeout=0.5):
+        status = library.vector_status()
+        bar.n = min((total - len(status.pending)) * 100 + int(status.fraction * 100), bar.total)
+        bar.set_description_str(f"full vectors: {status.working_on or ''}"[:80])
+        bar.refresh()
+    bar.close()
+    status = library.vector_status()
+    if status.error:
+        print(f"warning: full vectors stopped: {status.error}; those contracts stay searchable with quick vectors", file=sys.stderr)
+    print(f"full vectors ready for {status.ready} of {status.ready + len(status.pending)} contracts")
 
 
 def _summary(outcome: IngestOutcome, path: Path) -> str:

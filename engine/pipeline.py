@@ -32,6 +32,7 @@ from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
 from models.clause import Clause
+from models.document import Document
 from models.per_contract import ContractAnswer, PerContract
 from models.plan import CategoryGuess, Filters, QueryPlan
 from models.result import QueryResult
@@ -116,8 +117,22 @@ class QueryEngine:
                     f"Asked over {len(doc_ids)} contracts, so answered from the best matches among them; choose "
                     f"{settings.limits.answer_each} or fewer in scope for an answer from each."
                 )
+        self._note_quick_vectors(result, [documents[d] for d in doc_ids if d in documents], settings)
         result.seconds = round(time.perf_counter() - started, 3)
         return result
+
+    def _note_quick_vectors(self, result: QueryResult, searched: list[Document], settings: Settings) -> None:
+        """Say when contracts were searched with quick vectors: the answer may change once
+        their full vectors land (keyword and graph search are unaffected)."""
+        result.quick_vectors = sorted(d.file_name for d in searched if d.embedding_model != self.retriever.embedder.model_name)
+        if result.quick_vectors and result.answer is not None:
+            names = ", ".join(result.quick_vectors[:3]) + (f" and {len(result.quick_vectors) - 3} more" if len(result.quick_vectors) > 3 else "")
+            if settings.ingest.vectors == "quick":
+                note = f"{names} searched with quick vectors only (setting ingest.vectors = quick), by keyword and the clause graph."
+            else:
+                note = (f"Answered before full vectors were ready for {names}: searched by keyword, the clause graph and "
+                        "quick vectors; asking again once they are ready may rank the evidence differently.")
+            result.answer.notes.append(note)
 
     def _one(self, asked: _Asked, doc_ids: list[str], answer: bool) -> QueryResult:
         """Retrieval over the contracts together, and one answer from what ranked best."""

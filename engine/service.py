@@ -5,6 +5,7 @@ Pages never touch the store or the pipeline directly: they ask a Library.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -16,13 +17,16 @@ from engine.embed import Embedder
 from engine.errors import EmbeddingMismatchError
 from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
+from engine.ingest.parallel import ParserPool
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, ollama_host
 from engine.pipeline import Progress, QueryEngine
 from engine.query.retriever import Retriever
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
+from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph, GraphCache
+from engine.vectors import VectorStatus, VectorWorker
 from engine.views.export import conversation_markdown
 from engine.views.graph_layout import GraphLayout, joining_path, layout
 from engine.views.page_image import PageImage, render_page
@@ -77,7 +81,10 @@ class Library:
         self.settings = settings or Settings(store_dir=store_path(store_dir), preset=preset)
         self.store = ClauseStore(self.settings.store_dir)
         self.embedder = Embedder(self.settings.ingest.embed_batch_size, self.settings.ingest.window_overlap_tokens)
+        self.quick_embedder = StaticEmbedder(self.settings.ingest.window_overlap_tokens)
         self._check_embedding()
+        self.vectors = VectorWorker(self.store, self.embedder)
+        self.parsers = ParserPool()
         self.graphs = GraphCache(self.store)
         self.retriever = Retriever(self.store, self.embedder, self.graphs)
         self.citer = Citer(self.store)
@@ -87,8 +94,10 @@ class Library:
     def _check_embedding(self) -> None:
         """A store is searched only with the model that made its vectors: a question embedded by
         another model lands in another space, where every similarity is noise, so such a store
-        is refused with what to do rather than answered from."""
-        others = sorted(self.store.embedding_models() - {self.embedder.model_name})
+        is refused with what to do rather than answered from. Quick vectors (engine/static_embed.py)
+        are trained into MiniLM's space and searched with its question vectors, so a store may
+        hold both while full vectors are being made."""
+        others = sorted(self.store.embedding_models() - {self.embedder.model_name, STATIC_MODEL_NAME})
         if others:
             raise EmbeddingMismatchError(
                 f"the contracts in {self.settings.store_dir} were embedded with {', '.join(others)}, and this "
@@ -131,24 +140,53 @@ class Library:
     # --------------------------------------------------------------- ingest
 
     def ingest_file(self, path: Path, progress: ProgressCallback = no_progress) -> IngestOutcome:
-        if not path.exists():
-            return _failed(path.name, "no such file")
-        if not path.is_file():
-            return _failed(path.name, "not a file")
-        try:
-            too_large = self._size_problem(path.stat().st_size)
-            if too_large:
-                return _failed(path.name, too_large)
-            data = path.read_bytes()
-        except OSError as error:
-            return _failed(path.name, f"cannot read it ({error.strerror})")
-        return self.ingest_upload(path.name, data, progress)
+        name, data, problem = self._read(path)
+        if problem:
+            return _failed(name, problem)
+        return self.ingest_upload(name, data, progress)
 
     def ingest_upload(self, file_name: str, data: bytes, progress: ProgressCallback = no_progress) -> IngestOutcome:
         too_large = self._size_problem(len(data))
         if too_large:
             return _failed(file_name, too_large)
-        return ingest_bytes(self.store, self.embedder, data, file_name, progress, self.settings.limits.max_pages)
+        return ingest_bytes(self.store, self._ingest_embedder, data, file_name, progress, self.settings.limits.max_pages)
+
+    def ingest_many(self, sources: list[Path | tuple[str, bytes]], progress: ProgressCallback = no_progress) -> Iterator[IngestOutcome]:
+        """Files (paths, or uploads as name and bytes) ingested one after another as each is
+        parsed, the next ones parsed meanwhile in worker processes, in the order given. A file
+        that cannot be read fails alone. Call refresh_indexes with the outcomes when done."""
+        if len(sources) <= 1:  # starting worker processes costs more than it saves
+            for source in sources:
+                yield self.ingest_file(source, progress) if isinstance(source, Path) else self.ingest_upload(*source, progress)
+            return
+
+        def readable() -> Iterator[tuple[str, bytes | IngestOutcome]]:
+            for source in sources:
+                name, data, problem = self._read(source) if isinstance(source, Path) else (*source, self._size_problem(len(source[1])))
+                yield (name, _failed(name, problem)) if problem else (name, data)
+
+        yield from self.parsers.ingest(self.store, self._ingest_embedder, readable(), progress, self.settings.limits.max_pages)
+
+    def _read(self, path: Path) -> tuple[str, bytes, str | None]:
+        """A file's name and bytes, or why it cannot be ingested."""
+        if not path.exists():
+            return path.name, b"", "no such file"
+        if not path.is_file():
+            return path.name, b"", "not a file"
+        try:
+            too_large = self._size_problem(path.stat().st_size)
+            return (path.name, b"", too_large) if too_large else (path.name, path.read_bytes(), None)
+        except OSError as error:
+            return path.name, b"", f"cannot read it ({error.strerror})"
+
+    @property
+    def _ingest_embedder(self) -> Embedder | StaticEmbedder:
+        return self.embedder if self.settings.ingest.vectors == "full" else self.quick_embedder
+
+    @property
+    def makes_full_vectors(self) -> bool:
+        """Whether contracts with quick vectors get MiniLM's (every setting but `quick`)."""
+        return self.settings.ingest.vectors != "quick"
 
     def _size_problem(self, size: int) -> str | None:
         limit = self.settings.limits.max_upload_mb
@@ -157,14 +195,31 @@ class Library:
         return f"the file is {size / _MB:,.1f} MB, more than the limit of {limit} MB (setting max_upload_mb)"
 
     def ingest_paths(self, paths: list[Path], progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
-        outcomes = [self.ingest_file(path, progress) for path in expand_paths(paths)]
+        outcomes = list(self.ingest_many(expand_paths(paths), progress))
         self.refresh_indexes(outcomes)
         return outcomes
 
     def refresh_indexes(self, outcomes: list[IngestOutcome]) -> None:
-        """After a batch: fold the new rows into the search indexes (once, not per file)."""
+        """After a batch: fold the new rows into the search indexes (once, not per file), then
+        let full vectors follow in the background."""
         if any(o.status is IngestStatus.INGESTED for o in outcomes):
             self.store.optimize()
+            self.complete_vectors_in_background()
+
+    # ---------------------------------------------------------- full vectors
+
+    def complete_vectors_in_background(self) -> None:
+        """Start (or nudge) the thread that gives contracts with quick vectors MiniLM's."""
+        if self.makes_full_vectors and self.vector_status().pending:
+            self.vectors.wake()
+
+    def vector_status(self) -> VectorStatus:
+        return self.vectors.status()
+
+    def wait_for_vectors(self, timeout: float | None = None) -> VectorStatus:
+        """Until every contract has full vectors (or `timeout` seconds pass); the status then."""
+        self.vectors.wait(timeout)
+        return self.vector_status()
 
     def samples_for_new_library(self) -> list[Path]:
         """The sample contracts, if the library is empty: a new user gets something to ask about."""

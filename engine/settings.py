@@ -42,6 +42,11 @@ class _Section(BaseModel):
 
 class IngestSettings(_Section):
     embedding_model: str = Field(description="the sentence-transformers model carried by a PyPI package, loaded offline")
+    vectors: Literal["progressive", "full", "quick"] = Field(
+        description="progressive: quick static vectors at ingest (searchable in seconds), MiniLM's follow in the "
+        "background; full: MiniLM's at ingest (slower to become searchable); quick: static vectors only "
+        "(fastest, for large libraries; lower recall, see bench/ingest.py)"
+    )
     embed_batch_size: int = Field(ge=1, description="texts per encode call; 32 measured as fast as 64-256 on 2 cores")
     window_overlap_tokens: int = Field(ge=0, description="tokens shared by consecutive windows of a long clause, so no sentence is cut blind")
 

@@ -25,6 +25,10 @@ class QueryResult(BaseModel):
     per_contract: PerContract | None = Field(
         default=None, description="a question over several contracts answered for each; `answer` is then the best-supported one"
     )
+    quick_vectors: list[str] = Field(
+        default_factory=list,
+        description="contracts searched before their full vectors were made (quick static vectors; engine/vectors.py)",
+    )
     seconds: float = 0.0
 
     @property

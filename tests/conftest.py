@@ -72,12 +72,13 @@ def mutual_nda() -> Parsed:
 
 @pytest.fixture(scope="session")
 def sample_library(tmp_path_factory):
-    """A store with the three sample contracts ingested once (embedding included)."""
+    """A store with the three sample contracts ingested once, their full vectors made."""
     from engine.service import Library
 
     library = Library(tmp_path_factory.mktemp("store"))
     outcomes = library.ingest_paths([SAMPLES_DIR])
     assert [o.status.value for o in outcomes] == ["ingested"] * 3, [o.message for o in outcomes]
+    assert library.wait_for_vectors().complete
     return library
 
 
@@ -111,6 +112,7 @@ TIERS = {
     "test_phrasings.py": "unit",
     "test_settings.py": "unit",
     "test_store.py": "integration",
+    "test_vectors.py": "integration",
     "test_wording.py": "integration",
     "test_app.py": "e2e",
     "test_browser.py": "e2e",

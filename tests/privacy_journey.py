@@ -44,6 +44,7 @@ def _connect(address: tuple[str, int]) -> None:
 def main(store: Path, model_url: str) -> dict:
     library = Library(store)
     outcomes = library.ingest_paths([SAMPLES_DIR / CONTRACT])
+    library.wait_for_vectors()  # answers from full vectors, as after any upload settles
     hits = library.search(QUESTION).passages
     extractive = library.ask(QUESTION).answer
     library.use_llm(LLMSpec(backend=Backend.OLLAMA, model="tiny:latest", url=model_url, timeout=10))

@@ -101,13 +101,13 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app):
         page.set_default_timeout(60_000)
         page.goto(app.url)
         page.get_by_role("heading", name="Contract library").wait_for()
-        page.get_by_text("2 contracts").wait_for()
+        page.get_by_role("heading", name="2 contracts").wait_for()
 
         # upload through the drop zone
         page.locator("input[type=file]").set_input_files(str(MUTUAL_NDA))
         page.get_by_role("button", name="Add 1 file to the library").click()
         page.get_by_text(f"{MUTUAL_NDA.name}: 2 pages, 14 clauses").wait_for(timeout=ANSWER_MS)
-        page.get_by_text("3 contracts").wait_for()
+        page.get_by_role("heading", name="3 contracts").wait_for()
         shoot(page, "library")
 
         # ask

@@ -81,6 +81,7 @@ def one_contract(tmp_path_factory) -> tuple[Path, dict]:
     library = Library(store)
     [outcome] = library.ingest_paths([HIGHWAYS_NDA])
     assert outcome.status is IngestStatus.INGESTED, outcome.message
+    assert library.wait_for_vectors().complete  # settled: nothing changes it afterwards
     return store, snapshot(library)
 
 

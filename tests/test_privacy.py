@@ -133,6 +133,7 @@ def injected(tmp_path_factory) -> Library:
     library = Library(folder / "store")
     outcomes = library.ingest_paths([make_pdf(folder / "services.pdf", [CONTRACT])])
     assert [o.status.value for o in outcomes] == ["ingested"], outcomes
+    assert library.wait_for_vectors().complete
     return library
 
 

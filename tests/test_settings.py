@@ -31,7 +31,7 @@ def test_the_fingerprint_names_the_values_not_the_store():
 
 
 def test_an_unknown_preset_is_a_clear_error(capsys):
-    with pytest.raises(PresetError, match="no preset named 'nope'; the presets are: default"):
+    with pytest.raises(PresetError, match="no preset named 'nope'; the presets are: default, large-library"):
         Settings(preset="nope")
     assert main(["--preset", "nope", "list"]) == 1
-    assert capsys.readouterr().err == "error: no preset named 'nope'; the presets are: default\n"
+    assert capsys.readouterr().err == "error: no preset named 'nope'; the presets are: default, large-library\n"

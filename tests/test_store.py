@@ -111,7 +111,7 @@ def test_new_parser_version_reingests_and_delete_removes_everything(tmp_path, mo
 
 def test_a_store_embedded_by_another_model_is_refused_on_open(tmp_path):
     library = Library(tmp_path / "store")
-    library.embedder.model_name = "all-MiniLM-L12-v2"  # as if another Clausegraph had built the store
+    library.quick_embedder.model_name = "all-MiniLM-L12-v2"  # as if another Clausegraph had built the store
     assert library.ingest_file(MUTUAL_NDA).status is IngestStatus.INGESTED
     assert {d.embedding_model for d in library.documents()} == {"all-MiniLM-L12-v2"}
     with pytest.raises(EmbeddingMismatchError) as refused:

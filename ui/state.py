@@ -28,6 +28,7 @@ def store_argument() -> str | None:
 def _library(store_dir: str, preset: str | None) -> Library:
     library = Library(store_dir, preset=preset)
     library.restore_llm()
+    library.complete_vectors_in_background()  # contracts left with quick vectors by a CLI ingest or a closed app
     return library
 
 

@@ -199,8 +199,10 @@ def ingest_bytes(
     file_name: str,
     progress: ProgressCallback = no_progress,
     max_pages: int | None = None,
+    parse: Callable[[bytes, str, ProgressCallback, int | None], ParsedContract] | None = None,
 ) -> IngestOutcome:
-    """Ingest one file; never raises for a bad file, the outcome says what went wrong."""
+    """Ingest one file; never raises for a bad file, the outcome says what went wrong.
+    `parse` stands in for parse_contract when another process parsed the file (parallel.py)."""
     started = time.perf_counter()
     doc_id = document_id(data) if data else None
     try:
@@ -208,7 +210,7 @@ def ingest_bytes(
             existing = store.document(doc_id)
             if existing is not None and existing.parser_version == PARSER_VERSION:
                 return _unchanged(file_name, existing)
-        parsed = parse_contract(data, file_name, progress, max_pages)
+        parsed = (parse or parse_contract)(data, file_name, progress, max_pages)
         embed_started = time.perf_counter()
         clause_vectors, windows = embed_contract(parsed, embedder, progress)
         store_started = time.perf_counter()

@@ -163,6 +163,36 @@ class ClauseStore:
             self._tables["documents"].add(pa.Table.from_pylist([document_row(document)], schema=DOCUMENTS_SCHEMA))
             pause_point("written")
 
+    def replace_vectors(
+        self, doc_id: str, model: str, clause_vectors: dict[str, np.ndarray], window_vectors: dict[tuple[str, int], np.ndarray]
+    ) -> bool:
+        """Swap one contract's vectors for those of `model`, row for row; False if the contract
+        is gone (deleted meanwhile). Each table changes in one commit and the documents row,
+        which says which model made the vectors, changes last: a reader sees a contract whole,
+        and a swap stopped half way is done again, as the contract still names the old model."""
+        with self.writing():
+            if self.document(doc_id) is None:
+                return False
+            if clause_vectors:
+                self._update_vectors("clauses", ["clause_id"], {"clause_id": list(clause_vectors)}, list(clause_vectors.values()), model)
+            if window_vectors:
+                keys = list(window_vectors)
+                columns = {"clause_id": [c for c, _ in keys], "window": [w for _, w in keys]}
+                self._update_vectors("windows", ["clause_id", "window"], columns, list(window_vectors.values()), model)
+            self._tables["documents"].update(where=f"doc_id = {_quote(doc_id)}", values={"embedding_model": model})
+            return True
+
+    def _update_vectors(self, table: str, keys: list[str], columns: dict[str, list], vectors: list[np.ndarray], model: str) -> None:
+        schema = self._tables[table].schema
+        rows = pa.table(
+            {
+                **{name: pa.array(values, type=schema.field(name).type) for name, values in columns.items()},
+                "vector": pa.array([np.asarray(v, np.float32) for v in vectors], type=schema.field("vector").type),
+                "embedding_model": pa.array([model] * len(vectors), type=pa.string()),
+            }
+        )
+        self._tables[table].merge_insert(keys).when_matched_update_all().execute(rows)
+
     def put_fields(self, fields: ContractFields, extractor_version: str) -> None:
         """Write (or replace) one contract's fields."""
         table = self._tables["fields"]

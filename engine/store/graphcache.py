@@ -116,11 +116,12 @@ class GraphCache:
     def __init__(self, store: ClauseStore, capacity: int = 600) -> None:
         self.store = store
         self.capacity = capacity
-        self._graphs: OrderedDict[tuple[str, str], DocGraph] = OrderedDict()
+        self._graphs: OrderedDict[tuple[str, str, str], DocGraph] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, document: Document) -> DocGraph:
-        key = (document.doc_id, document.ingested_at.isoformat())
+        # A contract's vectors change when its quick ones are replaced: then it is loaded again.
+        key = (document.doc_id, document.ingested_at.isoformat(), document.embedding_model)
         with self._lock:
             graph = self._graphs.get(key)
             if graph is not None:
