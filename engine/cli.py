@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import ClausegraphError
-from engine.ingest.pipeline import Progress
+from engine.ingest.parse import Progress
 from models.document import DocumentDetail, IngestOutcome, IngestStatus
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 
 import streamlit as st
 
@@ -29,6 +30,7 @@ def _library(store_dir: str, preset: str | None) -> Library:
     library = Library(store_dir, preset=preset)
     library.restore_llm()
     library.complete_vectors_in_background()  # contracts left with quick vectors by a CLI ingest or a closed app
+    threading.Thread(target=library.parsers.warm, name="start-parsers", daemon=True).start()  # the first upload waits less
     return library
 
 

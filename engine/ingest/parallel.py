@@ -2,14 +2,15 @@
 
 With quick vectors, parsing and structuring are most of ingest time, and they are pure Python
 and PyMuPDF work that one process cannot spread over cores. Here worker processes parse and
-structure the next files while this process embeds and stores the current one, in the order
-the files were given; every outcome is the one `ingest_bytes` gives for a single file (a bad
-file fails alone, the same bytes twice are stored once).
+structure the next files while this process embeds and stores each one whose parse is done;
+outcomes come back in the order the files were given, each the one `ingest_bytes` gives for a
+single file (a bad file fails alone, the same bytes twice are stored once).
 
-Workers are started with "spawn": this process may hold a loaded torch and threads (the
-full-vector worker), which a forked child must not inherit. Progress events from the workers
-(OCR page by page) come back through a queue and are passed on in the caller's thread, so a
-Streamlit page can draw them.
+Workers come from a fork server, a clean process that has imported only the parsing modules
+(engine/ingest/parse.py): this process may hold a loaded torch, LanceDB's runtime and threads
+(the full-vector worker), which a plain fork would copy mid-flight. Progress events from the
+workers (OCR page by page) come back through a queue and are passed on in the caller's thread,
+so a Streamlit page can draw them.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from engine.embed import Embedder
-from engine.ingest.pipeline import PARSER_VERSION, ParsedContract, ProgressCallback, document_id, ingest_bytes, no_progress, parse_contract
+from engine.errors import IngestError
+from engine.ingest import parse, pipeline
+from engine.ingest.pipeline import ProgressCallback, document_id, ingest_bytes, no_progress
 from engine.static_embed import StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from models.document import IngestOutcome
@@ -32,8 +33,9 @@ from models.document import IngestOutcome
 _POLL_SECONDS = 0.1
 
 
-def _parse_in_worker(data: bytes, file_name: str, max_pages: int | None, events) -> ParsedContract:
-    return parse_contract(data, file_name, events.put, max_pages)
+def _already_stored(store: ClauseStore, data: bytes) -> bool:
+    stored = store.document(document_id(data)) if data else None
+    return stored is not None and stored.parser_version == pipeline.PARSER_VERSION
 
 
 class ParserPool:
@@ -42,21 +44,29 @@ class ParserPool:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or max(1, min(os.cpu_count() or 1, 4))
         self._executor: ProcessPoolExecutor | None = None
-        self._manager = None
         self._events = None
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Make the pool; its workers start as work arrives (`warm` starts them now)."""
         if self._executor is None:
-            context = multiprocessing.get_context("spawn")
-            self._manager = context.Manager()
-            self._events = self._manager.Queue()
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            context = multiprocessing.get_context("forkserver")
+            # "__main__" too: each worker would otherwise import the program's main module anew
+            # (the app's, a script's), once per worker instead of once in the server.
+            context.set_forkserver_preload(["__main__", "engine.ingest.parse"])
+            self._events = context.Queue()
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=parse.start_worker, initargs=(self._events,))
+
+    def warm(self) -> None:
+        """Start the workers and wait until each is up (a second or two, once)."""
+        self.start()
+        for future in [self._executor.submit(int) for _ in range(self.workers)]:
+            future.result()
 
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
-            self._manager.shutdown()
-            self._executor = self._manager = self._events = None
+            self._events.close()
+            self._executor = self._events = None
 
     def ingest(
         self,
@@ -66,50 +76,68 @@ class ParserPool:
         progress: ProgressCallback = no_progress,
         max_pages: int | None = None,
     ) -> Iterator[IngestOutcome]:
-        """Each file's outcome in the order given, the next files parsed ahead meanwhile. A file
-        given as an outcome (the caller could not read it) keeps its place in the order."""
-        self._start()
-        remaining = iter(files)
-        ahead: deque[tuple[str, bytes | IngestOutcome, Future | None]] = deque()
+        """Each file's outcome, in the order given. Files are embedded and stored as their parses
+        finish, so a long contract does not hold up the short ones behind it. A file given as an
+        outcome (the caller could not read it) keeps its place in the order."""
+        self.start()
+        remaining = enumerate(files)
+        parsing: dict[Future, tuple[int, str, bytes]] = {}
+        finished: dict[int, IngestOutcome] = {}
+        broken: list[tuple[int, str, bytes]] = []
+        exhausted = False
+        shown = 0
 
-        def submit_next() -> None:
-            for name, data in remaining:
+        def fill() -> None:
+            nonlocal exhausted
+            while not broken and len(parsing) < 2 * self.workers:
+                item = next(remaining, None)
+                if item is None:
+                    exhausted = True
+                    return
+                index, (name, data) = item
                 if isinstance(data, IngestOutcome):
-                    ahead.append((name, data, None))
-                    continue
-                stored = store.document(document_id(data)) if data else None
-                if stored is not None and stored.parser_version == PARSER_VERSION:
-                    ahead.append((name, data, None))  # unchanged: nothing to parse, ingest_bytes says so
-                    continue
-                try:
-                    parsing = self._executor.submit(_parse_in_worker, data, name, max_pages, self._events)
-                except BrokenProcessPool:  # a worker died (out of memory?): parse here, as for one file
-                    parsing = None
-                ahead.append((name, data, parsing))
-                return
+                    finished[index] = data
+                elif _already_stored(store, data):  # nothing to parse: ingest_bytes says it is unchanged
+                    finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages)
+                else:
+                    parsing[self._executor.submit(parse.parse_in_worker, data, name, max_pages)] = (index, name, data)
 
-        for _ in range(self.workers + 1):  # the workers busy, and one file parsed ahead of the store
-            submit_next()
-        while ahead:
-            name, data, future = ahead.popleft()
-            submit_next()
-            if isinstance(data, IngestOutcome):
-                yield data
-            elif future is None:  # unchanged, or parsed here after a worker died
-                yield ingest_bytes(store, embedder, data, name, progress, max_pages)
-            else:
-                self._wait(future, progress)
-                yield ingest_bytes(store, embedder, data, name, progress, max_pages, parse=lambda *_: future.result())
-        self._relay(progress)
-
-    def _wait(self, future: Future, progress: ProgressCallback) -> None:
         while True:
-            try:
-                future.exception(timeout=_POLL_SECONDS)
-                break
-            except FutureTimeout:
-                self._relay(progress)
+            fill()
+            while shown in finished:
+                yield finished.pop(shown)
+                shown += 1
+            if not parsing and not broken:
+                if exhausted:
+                    break
+                continue
+            done, _ = wait(parsing, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            self._relay(progress)
+            for future in done:
+                index, name, data = parsing.pop(future)
+                if isinstance(future.exception(), BrokenProcessPool):
+                    broken.append((index, name, data))
+                else:
+                    finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages, parse=lambda *_: future.result())
+            if broken and not parsing:  # a dead worker takes every parse in flight with it
+                for index, name, data in broken:
+                    finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages, parse=self._parse_alone)
+                broken.clear()
         self._relay(progress)
+
+    def _parse_alone(self, data: bytes, name: str, progress: ProgressCallback, max_pages: int | None) -> parse.ParsedContract:
+        """Parse one file in a fresh pool, nothing else beside it: after a worker died (a PDF that
+        crashes MuPDF, memory), only the file that kills it again fails, and never this process."""
+        self.close()
+        self.start()
+        future = self._executor.submit(parse.parse_in_worker, data, name, max_pages)
+        while not wait([future], timeout=_POLL_SECONDS).done:
+            self._relay(progress)
+        self._relay(progress)
+        if isinstance(future.exception(), BrokenProcessPool):
+            self.close()
+            raise IngestError("reading this PDF stopped the parser process twice; nothing was stored")
+        return future.result()
 
     def _relay(self, progress: ProgressCallback) -> None:
         while True:

@@ -9,23 +9,18 @@ same file store it once.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from enum import StrEnum
-from pathlib import Path
 
 import numpy as np
 
 from engine.embed import Embedder
-from engine.errors import ClausegraphError, IngestError
+from engine.errors import ClausegraphError
 from engine.fields import EXTRACTOR_VERSION, extract_fields
-from engine.ingest.clauses import segment
-from engine.ingest.graph import ClauseGraph, build_graph
-from engine.ingest.pdf import DocumentText, read_pdf
+from engine.ingest.parse import ParsedContract, Progress, ProgressCallback, Stage, document_id, no_progress, parse_contract
+from engine.ingest.pdf import DocumentText
 from engine.store.clause_store import ClauseStore
 from models.document import Document, IngestOutcome, IngestStatus
 
@@ -33,78 +28,6 @@ logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
 PARSER_VERSION = "8"
-
-
-class Stage(StrEnum):
-    PARSE = "parse"
-    STRUCTURE = "structure"
-    EMBED = "embed"
-    STORE = "store"
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """Where one file is: a stage and how far through it (0..1)."""
-
-    file_name: str
-    stage: Stage
-    fraction: float
-    message: str = ""
-
-
-ProgressCallback = Callable[[Progress], None]
-
-
-def no_progress(_: Progress) -> None:
-    return None
-
-
-@dataclass
-class ParsedContract:
-    """A contract after parsing and structuring: everything but the vectors."""
-
-    doc_id: str
-    file_name: str
-    data: bytes
-    text: DocumentText
-    graph: ClauseGraph
-    parse_seconds: float
-    structure_seconds: float
-
-
-def document_id(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def parse_contract(
-    data: bytes, file_name: str, progress: ProgressCallback = no_progress, max_pages: int | None = None
-) -> ParsedContract:
-    """Parse and structure a PDF; raises IngestError with a plain reason if it cannot."""
-    doc_id = document_id(data)
-    started = time.perf_counter()
-    progress(Progress(file_name, Stage.PARSE, 0.0, "reading pages"))
-
-    def recognising(page: int, done: int, total: int) -> None:
-        message = f"recognising text, page {page}" + (f" ({done + 1} of {total} scanned)" if total > 1 else "")
-        progress(Progress(file_name, Stage.PARSE, done / total, message))
-
-    text = read_pdf(data, recognising, max_pages)
-    if not text.text.strip():
-        raise IngestError(_no_text_reason(text))
-    parsed_at = time.perf_counter()
-    progress(Progress(file_name, Stage.STRUCTURE, 0.0, "finding clauses, definitions and references"))
-    graph = build_graph(doc_id, text, segment(text), fallback_title=Path(file_name).stem)
-    structured_at = time.perf_counter()
-    progress(Progress(file_name, Stage.STRUCTURE, 1.0, f"{len(graph.clauses)} clauses"))
-    return ParsedContract(doc_id, file_name, data, text, graph, parsed_at - started, structured_at - parsed_at)
-
-
-def _no_text_reason(text: DocumentText) -> str:
-    if text.ocr_unavailable is not None:
-        return f"none of its {text.page_count} page(s) has a text layer: it is a scanned image, and {text.ocr_unavailable}"
-    if len(text.pages_without_text) == text.page_count:
-        return f"none of its {text.page_count} page(s) has any text, printed or recognisable by OCR"
-    return "the PDF contains no text"
 
 
 def _parse_warnings(text: DocumentText) -> list[str]:
