@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from engine.ingest import ocr
 from engine.ingest.hyphenation import hyphen_join, vocabulary_of
 from engine.ingest.page_layout import Row, page_rows, recognised_rows
@@ -66,6 +68,18 @@ class DocumentText:
     ocr_pages: list[int] = field(default_factory=list)  # no text layer; text recognised from the image
     ocr_unavailable: str | None = None  # why scanned pages went unread, when OCR is not installed
     removed_lines: int = 0
+
+    def __getstate__(self) -> dict:
+        """Pickled with the word boxes as columns: parsing workers send whole documents back
+        (engine/ingest/parallel.py), and a hundred thousand small objects cost seconds to pickle."""
+        state = dict(self.__dict__)
+        columns = ("page", "start", "end", "x0", "y0", "x1", "y1")
+        state["words"] = [np.array([getattr(w, name) for w in self.words]) for name in columns]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state["words"] = list(map(WordSpan, *(column.tolist() for column in state["words"])))
+        self.__dict__.update(state)
 
     def page_at(self, offset: int) -> int:
         """The 1-based page on which the character at `offset` is printed."""
