@@ -102,47 +102,52 @@ def _moved(word: Word, matrix: pymupdf.Matrix) -> Word:
 
 
 def _line_row(line: dict, page: int, bounds: pymupdf.Rect) -> Row | None:
-    """Split a PyMuPDF line into words using its character boxes."""
+    """Split a PyMuPDF line into words using its character boxes.
+
+    The innermost loop of parsing (every character of every page): names are bound locally
+    and the word's box is kept in four floats rather than a list, as it runs millions of times."""
     words: list[Word] = []
     sizes: list[float] = []
     bold_chars = 0
-    all_chars = 0
     current: list[str] = []
-    box: list[float] = []
-
-    def flush() -> None:
-        if current:
-            words.append(Word("".join(current), box[0], box[1], box[2], box[3]))
-            current.clear()
-            box.clear()
-
+    left, top, right, bottom = bounds.x0, bounds.y0, bounds.x1, bounds.y1
+    wx0 = wy0 = wx1 = wy1 = 0.0
     for span in line["spans"]:
         is_bold = bool(span["flags"] & _BOLD_FLAG) or "bold" in span["font"].lower()
+        size = span["size"]
         for char in span["chars"]:
             c = char["c"]
             if c in _SPACE_CHARS:
-                flush()
+                if current:
+                    words.append(Word("".join(current), wx0, wy0, wx1, wy1))
+                    current = []
                 continue
             if c in _DROPPED_CHARS or "\ue000" <= c <= "\uf8ff":
                 continue
             if c == SOFT_HYPHEN:
                 c = "-"
             x0, y0, x1, y1 = char["bbox"]
-            if not (bounds.x0 <= (x0 + x1) / 2 <= bounds.x1 and bounds.y0 <= (y0 + y1) / 2 <= bounds.y1):
+            if not (left <= (x0 + x1) / 2 <= right and top <= (y0 + y1) / 2 <= bottom):
                 continue  # printed off the page
             if current:
-                box[0], box[1] = min(box[0], x0), min(box[1], y0)
-                box[2], box[3] = max(box[2], x1), max(box[3], y1)
+                if x0 < wx0:
+                    wx0 = x0
+                if y0 < wy0:
+                    wy0 = y0
+                if x1 > wx1:
+                    wx1 = x1
+                if y1 > wy1:
+                    wy1 = y1
             else:
-                box.extend((x0, y0, x1, y1))
+                wx0, wy0, wx1, wy1 = x0, y0, x1, y1
             current.append(c)
-            sizes.append(span["size"])
-            all_chars += 1
+            sizes.append(size)
             bold_chars += is_bold
-    flush()
+    if current:
+        words.append(Word("".join(current), wx0, wy0, wx1, wy1))
     if not words:
         return None
-    return Row(page, words, statistics.median(sizes), bold_chars * 2 > all_chars)
+    return Row(page, words, statistics.median(sizes), bold_chars * 2 > len(sizes))
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
