@@ -40,7 +40,7 @@ QUESTION_COUNT = 50
 
 
 def contracts(count: int) -> list[Path]:
-    rows = sorted(cuad_manifest(), key=lambda row: row["id"])
+    rows = sorted(cuad_manifest(None), key=lambda row: row["id"])  # both splits: only file names are read, no labels
     return [CUAD / row["file"] for row in rows[:count]]
 
 
@@ -151,6 +151,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = args.db or Path(tmp) / "store"
         library = Library(store, preset=args.preset)
+        library.parsers.warm()
         print(f"{len(files)} CUAD contracts into {store} (preset {library.settings.preset}, ingest.vectors = "
               f"{library.settings.ingest.vectors}, {len(os.sched_getaffinity(0))} cores)", flush=True)
         ingest(library, files)
