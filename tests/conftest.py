@@ -113,6 +113,7 @@ TIERS = {
     "test_settings.py": "unit",
     "test_store.py": "integration",
     "test_vectors.py": "integration",
+    "test_parallel_ingest.py": "integration",
     "test_wording.py": "integration",
     "test_app.py": "e2e",
     "test_browser.py": "e2e",

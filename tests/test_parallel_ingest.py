@@ -1,0 +1,46 @@
+"""A batch is parsed in worker processes (engine/ingest/parallel.py): the same contracts as one
+by one, outcomes in the order given, and a worker killed mid-parse loses nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from engine.ingest.parse import Stage
+from engine.service import Library
+from models.document import IngestStatus
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+
+
+def test_a_batch_stores_what_single_ingests_store_in_the_order_given(tmp_path, gcloud, mutual_nda):
+    library = Library(tmp_path / "store")
+    missing = tmp_path / "missing.pdf"
+    outcomes = list(library.ingest_many([GCLOUD, missing, MUTUAL_NDA, GCLOUD]))
+    assert [(o.file_name, o.status) for o in outcomes] == [
+        (GCLOUD.name, IngestStatus.INGESTED), ("missing.pdf", IngestStatus.FAILED),
+        (MUTUAL_NDA.name, IngestStatus.INGESTED), (GCLOUD.name, IngestStatus.UNCHANGED),
+    ]
+    by_name = {d.file_name: d for d in library.documents()}
+    assert by_name[GCLOUD.name].clauses == len(gcloud.graph.clauses)
+    stored = {c.path: c.text for c in library.store.clauses(by_name[MUTUAL_NDA.name].doc_id)}
+    assert stored == {c.path: c.text for c in mutual_nda.graph.clauses}
+    library.parsers.close()
+
+
+def test_a_worker_killed_mid_parse_loses_no_contract(tmp_path):
+    library = Library(tmp_path / "store")
+    library.parsers.warm()
+    first_pool = library.parsers._executor
+    killed: list[int] = []
+
+    def kill_the_workers(event) -> None:
+        if event.stage is Stage.PARSE and not killed:
+            for pid in list(library.parsers._executor._processes):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    outcomes = list(library.ingest_many([GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA], kill_the_workers))
+    assert killed and library.parsers._executor is not first_pool  # they died while parsing, and a new pool took over
+    assert [o.status for o in outcomes] == [IngestStatus.INGESTED] * 3, [o.message for o in outcomes]
+    assert {d.file_name for d in library.documents()} == {GCLOUD.name, HIGHWAYS_NDA.name, MUTUAL_NDA.name}
+    library.parsers.close()
