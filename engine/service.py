@@ -195,7 +195,12 @@ class Library:
         return f"the file is {size / _MB:,.1f} MB, more than the limit of {limit} MB (setting max_upload_mb)"
 
     def ingest_paths(self, paths: list[Path], progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
-        outcomes = list(self.ingest_many(expand_paths(paths), progress))
+        """Files and folders as one batch, for a caller that ingests once (a script, a test): the
+        parsing workers stop afterwards rather than wait, idle, for a next batch."""
+        try:
+            outcomes = list(self.ingest_many(expand_paths(paths), progress))
+        finally:
+            self.parsers.close()
         self.refresh_indexes(outcomes)
         return outcomes
 

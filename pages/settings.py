@@ -63,6 +63,17 @@ def settings_page() -> None:
     left.metric("Embedding model (local)", lib.embedder.model_name)
     middle.metric("Contracts", len(lib.documents()))
     right.metric("Store size", _size(lib.store_size()))
+    status = lib.vector_status()
+    mode = lib.settings.ingest.vectors
+    how = {
+        "progressive": "new contracts get quick vectors at once and MiniLM's in the background",
+        "full": "new contracts are embedded by MiniLM at ingest (slower to become searchable)",
+        "quick": "new contracts get quick vectors only (the `large-library` preset): fastest, lower recall",
+    }[mode]
+    st.markdown(
+        f"Vectors (`ingest.vectors = {mode}`): {how}. Full vectors: {status.ready} of "
+        f"{status.ready + len(status.pending)} contracts; quick model `{lib.quick_embedder.model_name}`."
+    )
     st.markdown(f"Store location: `{lib.settings.store_dir}`")
     st.caption("Start the app on another store with `streamlit run app.py -- --db DIR` or `CLAUSEGRAPH_DB=DIR`.")
     st.divider()
