@@ -20,6 +20,7 @@ from engine.fields.stored import StoredFields
 from engine.ingest.parallel import ParserPool
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, ollama_host
+from engine.memory import limit_arenas
 from engine.pipeline import Progress, QueryEngine
 from engine.query.retriever import Retriever
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
@@ -78,6 +79,7 @@ class Library:
 
     def __init__(self, store_dir: str | Path | None = None, settings: Settings | None = None, preset: str | None = None) -> None:
         """`settings`, else the named `preset` (default: `default`), with the store at `store_dir`."""
+        limit_arenas()  # before the threads that ingest and make full vectors start (engine/memory.py)
         self.settings = settings or Settings(store_dir=store_path(store_dir), preset=preset)
         self.store = ClauseStore(self.settings.store_dir)
         self.embedder = Embedder(self.settings.ingest.embed_batch_size, self.settings.ingest.window_overlap_tokens)

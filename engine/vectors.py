@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from engine.embed import Embedder
+from engine.memory import release_freed_memory
 from engine.store.clause_store import ClauseStore
 from models.document import Document
 
@@ -139,6 +140,7 @@ class VectorWorker:
                 try:
                     swapped |= embed_fully(self.store, self.embedder, document, self._progress)
                     self._error = None
+                    release_freed_memory()
                 except _Stopped:
                     break
                 except Exception as error:  # the contract keeps its quick vectors and stays searchable

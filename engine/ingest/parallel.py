@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from engine.embed import Embedder
 from engine.errors import IngestError
+from engine.memory import release_freed_memory
 from engine.ingest import parse, pipeline
 from engine.ingest.pipeline import ProgressCallback, document_id, ingest_bytes, no_progress
 from engine.static_embed import StaticEmbedder
@@ -119,6 +120,7 @@ class ParserPool:
                     broken.append((index, name, data))
                 else:
                     finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages, parse=lambda *_: future.result())
+                    release_freed_memory()
             if broken and not parsing:  # a dead worker takes every parse in flight with it
                 for index, name, data in broken:
                     finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages, parse=self._parse_alone)
