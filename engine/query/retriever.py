@@ -62,7 +62,7 @@ class Retriever:
 
     def graphs(self, doc_ids: list[str]) -> list[DocGraph]:
         documents = {d.doc_id: d for d in self.store.documents()} if doc_ids else {}
-        return [self.cache.get(documents[doc_id]) for doc_id in doc_ids if doc_id in documents]
+        return self.cache.get_many([documents[doc_id] for doc_id in doc_ids if doc_id in documents])
 
     def retrieve(
         self,

@@ -17,8 +17,9 @@ from functools import cached_property
 
 import numpy as np
 
+from engine.embed import DIMENSION
 from engine.ingest.references import ReferenceResolver
-from engine.store.clause_store import ClauseStore
+from engine.store.clause_store import ClauseStore, GraphParts
 from models.clause import Clause, ClauseType
 from models.document import Document
 from models.edge import Edge, EdgeType
@@ -110,6 +111,9 @@ class DocGraph:
         return found
 
 
+_LOAD_BATCH = 200  # documents read per scan: a bounded filter, a bounded batch of rows in memory
+
+
 class GraphCache:
     """Loads DocGraphs from the store on first use and keeps the most recent ones."""
 
@@ -120,33 +124,46 @@ class GraphCache:
         self._lock = threading.Lock()
 
     def get(self, document: Document) -> DocGraph:
-        # A contract's vectors change when its quick ones are replaced: then it is loaded again.
-        key = (document.doc_id, document.ingested_at.isoformat(), document.embedding_model)
+        return self.get_many([document])[0]
+
+    def get_many(self, documents: list[Document]) -> list[DocGraph]:
+        """These documents' graphs, loading those not held yet in bulk (graph_parts)."""
+        keys = [_key(d) for d in documents]
         with self._lock:
-            graph = self._graphs.get(key)
-            if graph is not None:
+            held = {key: self._graphs[key] for key in keys if key in self._graphs}
+            for key in held:
                 self._graphs.move_to_end(key)
-                return graph
-        graph = self._load(document)
+        missing = [d for d, key in zip(documents, keys) if key not in held]
+        for first in range(0, len(missing), _LOAD_BATCH):
+            batch = missing[first : first + _LOAD_BATCH]
+            parts = self.store.graph_parts([d.doc_id for d in batch])
+            for document in batch:
+                held[_key(document)] = _build(document, parts[document.doc_id])
         with self._lock:
-            self._graphs[key] = graph
+            for key in keys:
+                self._graphs[key] = held[key]
+                self._graphs.move_to_end(key)
             while len(self._graphs) > self.capacity:
                 self._graphs.popitem(last=False)
-        return graph
+        return [held[key] for key in keys]
 
-    def _load(self, document: Document) -> DocGraph:
-        doc_id = document.doc_id
-        clauses = self.store.clauses(doc_id)
-        ids, matrix = self.store.clause_vectors(doc_id)
-        position = {clause_id: i for i, clause_id in enumerate(ids)}
-        vectors = np.stack([matrix[position[c.clause_id]] for c in clauses]) if clauses else np.zeros((0, matrix.shape[1] if matrix.ndim == 2 else 384), np.float32)
-        windows: dict[str, list[Window]] = defaultdict(list)
-        for row in sorted(self.store.windows(doc_id, vectors=True), key=lambda r: (r["clause_id"], r["window"])):
-            windows[row["clause_id"]].append(Window(row["char_start"], row["char_end"], np.asarray(row["vector"], np.float32)))
-        graph = DocGraph(document, clauses, vectors, dict(windows), self.store.page_starts(doc_id))
-        for edge in self.store.edges(doc_id):
-            if edge.dst is None:
-                continue
-            graph.out_edges[edge.src].append(edge)
-            graph.in_edges[edge.dst].append(edge)
-        return graph
+
+def _key(document: Document) -> tuple[str, str, str]:
+    # A contract's vectors change when its quick ones are replaced: then it is loaded again.
+    return document.doc_id, document.ingested_at.isoformat(), document.embedding_model
+
+
+def _build(document: Document, parts: GraphParts) -> DocGraph:
+    order = sorted(range(len(parts.clauses)), key=lambda i: parts.clauses[i].order)
+    clauses = [parts.clauses[i] for i in order]
+    vectors = np.stack([parts.vectors[i] for i in order]) if clauses else np.zeros((0, DIMENSION), np.float32)
+    windows: dict[str, list[Window]] = defaultdict(list)
+    for row in sorted(parts.windows, key=lambda r: (r["clause_id"], r["window"])):
+        windows[row["clause_id"]].append(Window(row["char_start"], row["char_end"], np.asarray(row["vector"], np.float32)))
+    graph = DocGraph(document, clauses, vectors, dict(windows), [start for _, start in sorted(parts.page_starts)])
+    for edge in parts.edges:
+        if edge.dst is None:
+            continue
+        graph.out_edges[edge.src].append(edge)
+        graph.in_edges[edge.dst].append(edge)
+    return graph
