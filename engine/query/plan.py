@@ -341,8 +341,8 @@ def _terms(question: str, graphs: list[DocGraph]) -> Iterable[TermMention]:
             if key == asked or (asked and key == asked.rstrip("s")):
                 yield TermMention(term=term, doc_id=graph.doc_id, clause_id=clause.clause_id)
                 continue
-            if key in _GENERIC_TERMS or clause.kind is ClauseKind.PREAMBLE:
-                continue
+            if key in _GENERIC_TERMS or clause.kind is ClauseKind.PREAMBLE or key not in lowered:
+                continue  # (a term the question does not contain, in any case, is never matched below)
             pattern = rf"(?<![\w-]){re.escape(term)}(?:s|es)?(?![\w-])"
             exact = re.search(pattern, question)
             loose = " " in term and re.search(pattern, question, re.IGNORECASE)
