@@ -124,8 +124,7 @@ class Citer:
 
         A scanned page has no text layer to read: what it prints is what text recognition
         read from its image at ingest, the page text the store keeps."""
-        pages = printed_pages(str(self.store.file_path(doc_id)))
-        printed = pages[page - 1] if 1 <= page <= len(pages) else ""
+        printed = printed_page(str(self.store.file_path(doc_id)), page)
         if printed:
             return printed
         if (doc_id, page) not in self._recognised:
@@ -160,6 +159,17 @@ def _longest_printed(group: list, printed) -> int:
         else:
             high = middle
     return low
+
+
+@lru_cache(maxsize=512)
+def printed_page(path: str, page: int) -> str:
+    """The normalised text of one page (1-based) as PyMuPDF reads the PDF itself; empty if the
+    file or the page is gone. One page, not the whole file: an answer over many contracts cites
+    a few pages of each."""
+    if not Path(path).is_file():
+        return ""
+    with pymupdf.open(path) as pdf:
+        return normalise(pdf[page - 1].get_text()) if 1 <= page <= pdf.page_count else ""
 
 
 @lru_cache(maxsize=32)
