@@ -29,7 +29,7 @@ from engine.ingest import parse, pipeline
 from engine.ingest.pipeline import ProgressCallback, document_id, ingest_bytes, no_progress
 from engine.static_embed import StaticEmbedder
 from engine.store.clause_store import ClauseStore
-from models.document import IngestOutcome
+from models.document import IngestOutcome, IngestStatus
 
 _POLL_SECONDS = 0.1
 
@@ -79,14 +79,27 @@ class ParserPool:
     ) -> Iterator[IngestOutcome]:
         """Each file's outcome, in the order given. Files are embedded and stored as their parses
         finish, so a long contract does not hold up the short ones behind it. A file given as an
-        outcome (the caller could not read it) keeps its place in the order."""
+        outcome (the caller could not read it) keeps its place in the order. The same bytes
+        twice in a batch are parsed once: the second waits for the first and is "unchanged"."""
         self.start()
         remaining = enumerate(files)
         parsing: dict[Future, tuple[int, str, bytes]] = {}
         finished: dict[int, IngestOutcome] = {}
+        outcomes: dict[int, IngestOutcome] = {}  # every outcome so far, for the twins waiting on one
+        first_of: dict[str, int] = {}  # doc_id -> the index of its first file in this batch
+        twins: dict[int, tuple[int, str, bytes]] = {}  # index -> (its first's index, name, bytes)
         broken: list[tuple[int, str, bytes]] = []
         exhausted = False
         shown = 0
+
+        def settle_twins() -> None:
+            for index, (first, name, data) in list(twins.items()):
+                if first in outcomes:
+                    del twins[index]
+                    if outcomes[first].status is IngestStatus.FAILED:  # failed the same way, not parsed again
+                        finished[index] = outcomes[first].model_copy(update={"file_name": name})
+                    else:
+                        finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages)
 
         def fill() -> None:
             nonlocal exhausted
@@ -100,15 +113,20 @@ class ParserPool:
                     finished[index] = data
                 elif _already_stored(store, data):  # nothing to parse: ingest_bytes says it is unchanged
                     finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages)
+                elif (doc_id := document_id(data)) in first_of:
+                    twins[index] = (first_of[doc_id], name, data)
                 else:
+                    first_of[doc_id] = index
                     parsing[self._executor.submit(parse.parse_in_worker, data, name, max_pages)] = (index, name, data)
 
         while True:
             fill()
+            outcomes.update(finished)
+            settle_twins()
             while shown in finished:
                 yield finished.pop(shown)
                 shown += 1
-            if not parsing and not broken:
+            if not parsing and not broken and not twins:
                 if exhausted:
                     break
                 continue
