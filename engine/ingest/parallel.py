@@ -60,7 +60,11 @@ class ParserPool:
     def warm(self) -> None:
         """Start the workers and wait until each is up (a second or two, once)."""
         self.start()
-        for future in [self._executor.submit(int) for _ in range(self.workers)]:
+        try:
+            started = [self._executor.submit(int) for _ in range(self.workers)]
+        except RuntimeError:  # the process is exiting (or the pool was closed) meanwhile: nothing to warm
+            return
+        for future in started:
             future.result()
 
     def close(self) -> None:

@@ -51,6 +51,9 @@ STAGES: dict[Mode, Stages] = {
 }
 
 
+_READ_ONE_BY_ONE = 4  # up to this many contracts, their document rows are read one by one
+
+
 class Retriever:
     """Runs a QueryPlan against the store and returns passages within a character budget."""
 
@@ -61,7 +64,10 @@ class Retriever:
         self.ranker: LearnedRanker | None = learned_ranker()  # a benchmark swaps in one trained without its contracts
 
     def graphs(self, doc_ids: list[str]) -> list[DocGraph]:
-        documents = {d.doc_id: d for d in self.store.documents()} if doc_ids else {}
+        if len(doc_ids) <= _READ_ONE_BY_ONE:  # a clause's contract: one row, not the whole documents table
+            found = [self.store.document(doc_id) for doc_id in doc_ids]
+            return self.cache.get_many([d for d in found if d is not None])
+        documents = {d.doc_id: d for d in self.store.documents()}
         return self.cache.get_many([documents[doc_id] for doc_id in doc_ids if doc_id in documents])
 
     def retrieve(
