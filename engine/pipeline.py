@@ -89,7 +89,9 @@ class QueryEngine:
         settings = settings or self.settings
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
         documents = {d.doc_id: d for d in self.store.documents()}  # read once per question
-        doc_ids = scope if scope else list(documents)
+        # every contract, by file name: a batch stores contracts as their parses finish, so the
+        # order they were added in is not one a reader can follow
+        doc_ids = scope if scope else sorted(documents, key=lambda doc_id: (documents[doc_id].file_name, doc_id))
         meant = self.meant(question)
         if len(doc_ids) > 1 and asks_over_contracts(question):
             meant = listing_guesses(meant)
