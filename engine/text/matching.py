@@ -5,6 +5,7 @@ the answer (which sentence covers a question best)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _SENTENCE_END = re.compile(r"(?<=[.;:!?])[\"”’)]?\s+(?=[\"“(]?[A-Z0-9(])|\n(?=\s*\(?[a-z0-9ivx]{1,4}[.)]\s)")
@@ -12,7 +13,10 @@ _NUMBERING = re.compile(r"(?:(?:Section|Clause|Article)\s+)?(?:\d+(?:\.\d+)*\.?|
 _STEM_LENGTH = 6
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
+    # Cached: a question over hundreds of contracts stems every word of every clause once,
+    # millions of calls over a vocabulary of a few tens of thousands.
     word = word.lower().strip("'-")
     if word.endswith("'s"):
         word = word[:-2]
@@ -22,7 +26,7 @@ def stem(word: str) -> str:
 
 
 def stems(text: str) -> set[str]:
-    return {stem(w) for w in WORD.findall(text)}
+    return {stem(w) for w in set(WORD.findall(text))}
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
