@@ -25,18 +25,13 @@ from concurrent.futures.process import BrokenProcessPool
 from engine.embed import Embedder
 from engine.errors import IngestError
 from engine.memory import release_freed_memory
-from engine.ingest import parse, pipeline
-from engine.ingest.pipeline import ProgressCallback, document_id, ingest_bytes, no_progress
+from engine.ingest import parse
+from engine.ingest.pipeline import ProgressCallback, current_document, document_id, ingest_bytes, no_progress
 from engine.static_embed import StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from models.document import IngestOutcome, IngestStatus
 
 _POLL_SECONDS = 0.1
-
-
-def _already_stored(store: ClauseStore, data: bytes) -> bool:
-    stored = store.document(document_id(data)) if data else None
-    return stored is not None and stored.parser_version == pipeline.PARSER_VERSION
 
 
 class ParserPool:
@@ -115,9 +110,11 @@ class ParserPool:
                 index, (name, data) = item
                 if isinstance(data, IngestOutcome):
                     finished[index] = data
-                elif _already_stored(store, data):  # nothing to parse: ingest_bytes says it is unchanged
+                    continue
+                doc_id = document_id(data)
+                if current_document(store, doc_id) is not None:  # nothing to parse: ingest_bytes says it is unchanged
                     finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages)
-                elif (doc_id := document_id(data)) in first_of:
+                elif doc_id in first_of:
                     twins[index] = (first_of[doc_id], name, data)
                 else:
                     first_of[doc_id] = index

@@ -130,8 +130,8 @@ def ingest_bytes(
     doc_id = document_id(data) if data else None
     try:
         if doc_id is not None:
-            existing = store.document(doc_id)
-            if existing is not None and existing.parser_version == PARSER_VERSION:
+            existing = current_document(store, doc_id)
+            if existing is not None:
                 return _unchanged(file_name, existing)
         parsed = (parse or parse_contract)(data, file_name, progress, max_pages)
         embed_started = time.perf_counter()
@@ -180,6 +180,12 @@ def ingest_bytes(
         references_resolved=parsed.graph.resolved, references_unresolved=parsed.graph.unresolved,
         seconds=finished - started, stage_seconds=stages, warnings=warnings,
     )
+
+
+def current_document(store: ClauseStore, doc_id: str) -> Document | None:
+    """The stored document with this id if the current parser made it: then there is nothing to ingest."""
+    existing = store.document(doc_id)
+    return existing if existing is not None and existing.parser_version == PARSER_VERSION else None
 
 
 def _unchanged(file_name: str, existing: Document) -> IngestOutcome:
