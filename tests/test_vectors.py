@@ -68,7 +68,8 @@ def test_full_vectors_replace_quick_ones_row_for_row(quick_library):
 
     [document] = quick_library.documents()
     assert document.embedding_model == MODEL_NAME
-    ids, vectors = quick_library.store.clause_vectors(document.doc_id)
+    parts = quick_library.store.graph_parts([document.doc_id])[document.doc_id]
+    ids, vectors = [c.clause_id for c in parts.clauses], np.stack(parts.vectors)
     assert sorted(ids) == sorted(clauses)  # the same rows, no more and no fewer
     split = {w["clause_id"] for w in windows_before}
     whole = [cid for cid in ids if cid not in split]

@@ -282,13 +282,6 @@ class ClauseStore:
     def windows(self, doc_id: str, vectors: bool = False) -> list[dict]:
         return self._query("windows", f"doc_id = {_quote(doc_id)}", exclude=() if vectors else ("vector",))
 
-    def clause_vectors(self, doc_id: str) -> tuple[list[str], np.ndarray]:
-        """The clause ids of a document and their vectors, row for row."""
-        table = self._tables["clauses"].to_lance().to_table(columns=["clause_id", "vector"], filter=f"doc_id = {_quote(doc_id)}")
-        ids = table.column("clause_id").to_pylist()
-        vectors = table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        return ids, vectors.reshape(len(ids), DIMENSION).astype(np.float32)
-
     def graph_parts(self, doc_ids: Sequence[str]) -> dict[str, GraphParts]:
         """What each of these documents' clause graph in memory is built from, read with one
         scan per table instead of five per document: a question over hundreds of contracts
@@ -310,10 +303,6 @@ class ClauseStore:
         for row in self._query("edges", where):
             parts[row["doc_id"]].edges.append(Edge(**row))
         return parts
-
-    def page_starts(self, doc_id: str) -> list[int]:
-        rows = self._tables["pages"].to_lance().to_table(columns=["page", "text_start"], filter=f"doc_id = {_quote(doc_id)}").to_pylist()
-        return [row["text_start"] for row in sorted(rows, key=lambda r: r["page"])]
 
     def detail(self, doc_id: str) -> DocumentDetail:
         document = self.document(doc_id)
