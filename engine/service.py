@@ -224,7 +224,9 @@ class Library:
         return self.vectors.status()
 
     def wait_for_vectors(self, timeout: float | None = None) -> VectorStatus:
-        """Until every contract has full vectors (or `timeout` seconds pass); the status then."""
+        """Until every contract has full vectors (or `timeout` seconds pass); the status then.
+        The work starts if it has not (as after a single-file ingest, which does not start it)."""
+        self.complete_vectors_in_background()
         self.vectors.wait(timeout)
         return self.vector_status()
 

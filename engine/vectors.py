@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -62,19 +63,27 @@ def embed_fully(store: ClauseStore, embedder: Embedder, document: Document, prog
     The texts are those the quick vectors were made from: a clause's own text, or for a clause
     longer than one window, each window as stored (the first also stands for the clause)."""
     doc_id = document.doc_id
-    clause_texts = {clause.clause_id: clause.text for clause in store.clauses(doc_id)}
     windows = store.windows(doc_id)
     split = {row["clause_id"] for row in windows}
-    texts = [text for clause_id, text in clause_texts.items() if clause_id not in split] + [row["text"] for row in windows]
+    whole = [clause for clause in store.clauses(doc_id) if clause.clause_id not in split]
+    texts = [clause.text for clause in whole] + [row["text"] for row in windows]
     vectors = embedder.encode(texts, lambda done, total: progress(document, done / total))
-    whole = [clause_id for clause_id in clause_texts if clause_id not in split]
-    clause_vectors: dict[str, np.ndarray] = dict(zip(whole, vectors[: len(whole)]))
+    clause_vectors: dict[str, np.ndarray] = {clause.clause_id: vector for clause, vector in zip(whole, vectors)}
     window_vectors: dict[tuple[str, int], np.ndarray] = {}
     for row, vector in zip(windows, vectors[len(whole) :]):
         window_vectors[(row["clause_id"], row["window"])] = vector
         if row["window"] == 0:
             clause_vectors[row["clause_id"]] = vector
     return store.replace_vectors(doc_id, embedder.model_name, clause_vectors, window_vectors)
+
+
+_workers: weakref.WeakSet[VectorWorker] = weakref.WeakSet()  # held weakly: a library let go is not kept for exit
+
+
+@atexit.register
+def _stop_workers() -> None:
+    for worker in list(_workers):
+        worker.stop()
 
 
 class VectorWorker:
@@ -93,7 +102,7 @@ class VectorWorker:
         self._fraction = 0.0
         self._error: str | None = None
         self._stopping = threading.Event()
-        atexit.register(self.stop)
+        _workers.add(self)
 
     def stop(self) -> None:
         """Stop after the batch being embedded (the contract keeps its quick vectors, for the next

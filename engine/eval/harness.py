@@ -121,7 +121,6 @@ def ensure_documents(library: Library, questions: list[Question], data_dir: Path
     library.refresh_indexes(outcomes)
     if library.makes_full_vectors and library.vector_status().pending:  # measure the library as it settles,
         say("making full vectors")  # not the seconds after an upload
-        library.complete_vectors_in_background()
         library.wait_for_vectors()
     return mapping
 
