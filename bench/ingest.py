@@ -37,7 +37,7 @@ from engine.settings import Settings
 from engine.static_embed import StaticEmbedder
 from models.document import IngestStatus
 
-CHOICES = {"progressive": "quick vectors at ingest, MiniLM's in the background", "full": "MiniLM at ingest"}
+CHOICES = ("progressive", "full")  # ingest.vectors settings timed; "quick" ingests as progressive does up to searchable
 
 
 def pick_contracts(count: int) -> list[Path]:

@@ -1,6 +1,6 @@
 """The whole CUAD library: ingest 510 contracts into a fresh store, then ask over all of them.
 
-    .venv/bin/python bench/scale.py [--n 510] [--db DIR] [--preset NAME] [--cold 10] [--keep]
+    .venv/bin/python bench/scale.py [--n 510] [--db DIR] [--preset NAME] [--cold 10]
 
 Prints (one run, this machine):
 - ingest: minutes and pages/s until every contract is searchable (quick vectors, parsing in
@@ -63,12 +63,8 @@ def directory_mb(path: Path) -> float:
 def ingest(library: Library, files: list[Path]) -> None:
     started = time.perf_counter()
     pages = 0
-
-    def progress(event) -> None:
-        return None
-
     outcomes = []
-    for outcome in library.ingest_many(files, progress):
+    for outcome in library.ingest_many(files):
         outcomes.append(outcome)
         pages += outcome.pages if outcome.status is IngestStatus.INGESTED else 0
         if len(outcomes) % 50 == 0:
