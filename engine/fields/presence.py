@@ -86,7 +86,10 @@ def context_vectorizer(**settings) -> TfidfVectorizer:
 def features(sentence_words: TfidfVectorizer, context_words: TfidfVectorizer, sentences: list[ScoredSentence]) -> sparse.csr_matrix:
     """One row per sentence: its own word features, then its clause's, weighted down."""
     own = sentence_words.transform([s.text for s in sentences])
-    around = context_words.transform([s.context for s in sentences])
+    # a clause's sentences share its context: each context is read once, its row repeated
+    contexts = list(dict.fromkeys(s.context for s in sentences))
+    row_of = {context: row for row, context in enumerate(contexts)}
+    around = context_words.transform(contexts)[[row_of[s.context] for s in sentences]]
     return sparse.hstack([own, CONTEXT_WEIGHT * around], format="csr")
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 
+from engine.ingest.page_text import PageText
+
 LANGUAGE = "eng"
 # Rendering resolution for recognition. Share of the text-layer twin's words read on five
 # pages of the scanned CUAD contract (a 150 dpi scan of 7 pt type): 200 dpi 99.77%,
@@ -92,13 +94,13 @@ def skew_degrees(page: pymupdf.Page) -> float:
 
 @dataclass(frozen=True)
 class RecognisedPage:
-    """A scanned page's text as PyMuPDF's "rawdict", in the page's coordinates turned level.
+    """A scanned page's text, in the page's coordinates turned level.
 
     Lines and reading order are worked out in the level frame, where a line of text is
     horizontal; `to_page` then takes word boxes back onto the page as it is printed.
     """
 
-    raw: dict
+    text: PageText
     to_page: pymupdf.Matrix
     bounds: pymupdf.Rect  # the page's area in the level frame
 
@@ -118,6 +120,6 @@ def recognise(page: pymupdf.Page) -> RecognisedPage:
         pixels = pymupdf.Matrix(pixmap.width / ocr_page.rect.width, pixmap.height / ocr_page.rect.height)
         origin = pymupdf.Matrix(1, 0, 0, 1, pixmap.x, pixmap.y)
         to_level = pixels * origin * pymupdf.Matrix(1 / zoom, 1 / zoom)
-        raw = ocr_page.get_textpage(flags=0, matrix=to_level).extractRAWDICT()
+        text = PageText.of(ocr_page.get_textpage(flags=0, matrix=to_level))
     # a page stored turned (/Rotate) is rendered upright; its text coordinates are not
-    return RecognisedPage(raw, ~level * page.derotation_matrix, page.rect * level)
+    return RecognisedPage(text, ~level * page.derotation_matrix, page.rect * level)

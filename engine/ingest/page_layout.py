@@ -1,6 +1,6 @@
 """Read the words of one page, with their boxes, into visual rows in reading order.
 
-This is the only module that reads PyMuPDF's text geometry. Reading order is rebuilt from
+This module and page_text.py are the only ones that read PyMuPDF's text geometry. Reading order is rebuilt from
 PyMuPDF's blocks rather than taken from the content stream, because contracts put section
 numbers in a margin column (G-Cloud), definitions in two-column tables (Highways England
 NDA) and numbers on their own line (EDGAR exhibits). Pages without a text layer are read
@@ -16,10 +16,11 @@ from functools import cached_property
 import pymupdf
 
 from engine.ingest import ocr
+from engine.ingest.page_text import SPACE_CHARS, PageText
 
-_SPACE_CHARS = frozenset(" \t\n\r\xa0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000")
 _DROPPED_CHARS = frozenset("\u200b\u200c\u200d\u2060\ufeff\ufffd")
 SOFT_HYPHEN = "\xad"
+_WITHOUT_SPACES = str.maketrans("", "", "".join(SPACE_CHARS))
 _BOLD_FLAG = 16
 
 
@@ -61,19 +62,23 @@ class Row:
     def text(self) -> str:
         return " ".join(w.text for w in self.words)
 
-def page_rows(raw: dict, number: int, bounds: pymupdf.Rect) -> list[Row]:
-    """The rows of one page in reading order, from PyMuPDF's "rawdict" of its text.
+def page_rows(text: PageText, number: int, bounds: pymupdf.Rect) -> list[Row]:
+    """The rows of one page in reading order.
 
     The text is read with flags=0: MEDIABOX_CLIP drops whole glyphs near the left edge
-    ("ARTICLE 2" read as "LE 2"); characters off the page are filtered in _line_row instead.
+    ("ARTICLE 2" read as "LE 2"); words printed off the page are dropped in _line_row instead.
     """
+    words_by_line: dict[tuple[int, int], list[tuple]] = {}
+    for word in text.words:
+        words_by_line.setdefault((word[5], word[6]), []).append(word)
     blocks: list[list[tuple[Row, bool]]] = []
-    for block in raw["blocks"]:
+    for block in text.lines["blocks"]:
         if block.get("type") != 0:
             continue
         rows = []
-        for line in block["lines"]:
-            row = _line_row(line, number, bounds)
+        for line_number, line in enumerate(block["lines"]):
+            words = words_by_line.get((block["number"], line_number))
+            row = _line_row(line, words, number, bounds) if words else None
             if row is not None:
                 horizontal = abs(line["dir"][1]) < 0.1 and line["dir"][0] > 0
                 rows.append((row, horizontal))
@@ -92,7 +97,7 @@ def page_rows(raw: dict, number: int, bounds: pymupdf.Rect) -> list[Row]:
 def recognised_rows(page: pymupdf.Page, number: int) -> list[Row]:
     """The rows of a scanned page, read by OCR: laid out level, boxed where they are printed."""
     recognised = ocr.recognise(page)
-    rows = page_rows(recognised.raw, number, recognised.bounds)
+    rows = page_rows(recognised.text, number, recognised.bounds)
     return [Row(row.page, [_moved(word, recognised.to_page) for word in row.words], row.size, row.bold) for row in rows]
 
 
@@ -101,53 +106,38 @@ def _moved(word: Word, matrix: pymupdf.Matrix) -> Word:
     return Word(word.text, box.x0, box.y0, box.x1, box.y1)
 
 
-def _line_row(line: dict, page: int, bounds: pymupdf.Rect) -> Row | None:
-    """Split a PyMuPDF line into words using its character boxes.
-
-    The innermost loop of parsing (every character of every page): names are bound locally
-    and the word's box is kept in four floats rather than a list, as it runs millions of times."""
-    words: list[Word] = []
+def _line_row(line: dict, words: list[tuple], page: int, bounds: pymupdf.Rect) -> Row | None:
+    """One PyMuPDF line as a row: its words, cleaned of invisible characters, and the font
+    size and weight most of its characters have."""
+    kept: list[Word] = []
+    left, top, right, bottom = bounds.x0, bounds.y0, bounds.x1, bounds.y1
+    for x0, y0, x1, y1, text, *_ in words:
+        if not (left <= (x0 + x1) / 2 <= right and top <= (y0 + y1) / 2 <= bottom):
+            continue  # printed off the page
+        if not text.isascii():
+            text = _visible(text)
+            if not text:
+                continue
+        kept.append(Word(text, x0, y0, x1, y1))
+    if not kept:
+        return None
     sizes: list[float] = []
     bold_chars = 0
-    current: list[str] = []
-    left, top, right, bottom = bounds.x0, bounds.y0, bounds.x1, bounds.y1
-    wx0 = wy0 = wx1 = wy1 = 0.0
     for span in line["spans"]:
-        is_bold = bool(span["flags"] & _BOLD_FLAG) or "bold" in span["font"].lower()
-        size = span["size"]
-        for char in span["chars"]:
-            c = char["c"]
-            if c in _SPACE_CHARS:
-                if current:
-                    words.append(Word("".join(current), wx0, wy0, wx1, wy1))
-                    current = []
-                continue
-            if c in _DROPPED_CHARS or "\ue000" <= c <= "\uf8ff":
-                continue
-            if c == SOFT_HYPHEN:
-                c = "-"
-            x0, y0, x1, y1 = char["bbox"]
-            if not (left <= (x0 + x1) / 2 <= right and top <= (y0 + y1) / 2 <= bottom):
-                continue  # printed off the page
-            if current:
-                if x0 < wx0:
-                    wx0 = x0
-                if y0 < wy0:
-                    wy0 = y0
-                if x1 > wx1:
-                    wx1 = x1
-                if y1 > wy1:
-                    wy1 = y1
-            else:
-                wx0, wy0, wx1, wy1 = x0, y0, x1, y1
-            current.append(c)
-            sizes.append(size)
-            bold_chars += is_bold
-    if current:
-        words.append(Word("".join(current), wx0, wy0, wx1, wy1))
-    if not words:
+        characters = len(span["text"].translate(_WITHOUT_SPACES))
+        if characters:
+            sizes.extend([span["size"]] * characters)
+            if span["flags"] & _BOLD_FLAG or "bold" in span["font"].lower():
+                bold_chars += characters
+    if not sizes:
         return None
-    return Row(page, words, statistics.median(sizes), bold_chars * 2 > len(sizes))
+    return Row(page, kept, statistics.median(sizes), bold_chars * 2 > len(sizes))
+
+
+def _visible(text: str) -> str:
+    """A word without the characters that print nothing (zero-width marks, private-use
+    glyphs) and with a soft hyphen printed as the hyphen it shows as at a line's end."""
+    return "".join("-" if c == SOFT_HYPHEN else c for c in text if c not in _DROPPED_CHARS and not "\ue000" <= c <= "\uf8ff")
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:

@@ -21,6 +21,7 @@ import numpy as np
 from engine.ingest import ocr
 from engine.ingest.hyphenation import hyphen_join, vocabulary_of
 from engine.ingest.page_layout import Row, page_rows, recognised_rows
+from engine.ingest.page_text import PageText
 from engine.ingest.pdf_open import open_pdf
 from engine.ingest.running_lines import drop_running_lines
 
@@ -99,7 +100,7 @@ def _no_ocr_progress(page: int, done: int, total: int) -> None:
 def read_pdf(source: Path | bytes, on_ocr_page: OcrProgress = _no_ocr_progress, max_pages: int | None = None) -> DocumentText:
     """Parse a PDF into a DocumentText; pages that are only a picture of text are read by OCR."""
     with open_pdf(source, max_pages) as document:
-        pages = [page_rows(page.get_text("rawdict", flags=0), n, page.rect) for n, page in enumerate(document, start=1)]
+        pages = [page_rows(PageText.of(page.get_textpage(flags=0)), n, page.rect) for n, page in enumerate(document, start=1)]
         sizes = [(page.rect.width, page.rect.height) for page in document]
         scanned = [n for n, rows in enumerate(pages, start=1) if not rows and ocr.has_image(document[n - 1])]
         unavailable = ocr.unavailable_reason() if scanned else None
@@ -141,18 +142,16 @@ def _assemble(pages: list[list[Row]], sizes: list[tuple[float, float]]) -> Docum
                 joined_head = hyphen_join(words[-1], following.words[0].text, vocabulary)
                 if joined_head is not None:
                     words[-1] = joined_head
-            for index, (word, text) in enumerate(zip(row.words, words)):
-                if index:
-                    parts.append(" ")
-                    offset += 1
-                parts.append(text)
-                spans.append(WordSpan(row.page, offset, offset + len(text), word.x0, word.y0, word.x1, word.y1))
-                offset += len(text)
+            line_text = " ".join(words)
+            position = offset
+            for word, text in zip(row.words, words):
+                end = position + len(text)
+                spans.append(WordSpan(row.page, position, end, word.x0, word.y0, word.x1, word.y1))
+                position = end + 1
+            parts.append(line_text)
+            offset += len(line_text)
             lines.append(
-                TextLine(
-                    row.page, line_start, offset, row.x0, row.y0, row.x1, row.size, row.bold,
-                    " ".join(words), row.x1 >= wrap_zone,
-                )
+                TextLine(row.page, line_start, offset, row.x0, row.y0, row.x1, row.size, row.bold, line_text, row.x1 >= wrap_zone)
             )
             if joined_head is None:  # a hyphenated word continues on the next line without a break
                 parts.append("\n")
