@@ -10,7 +10,7 @@ by OCR (ocr.py) and laid out by the same code, so the rest of the pipeline never
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import pymupdf
@@ -41,26 +41,22 @@ class Row:
     words: list[Word]
     size: float
     bold: bool
+    # Its box, set once: layout reads these tens of thousands of times per contract.
+    x0: float = field(init=False)
+    y0: float = field(init=False)
+    x1: float = field(init=False)
+    y1: float = field(init=False)
 
-    @cached_property
-    def x0(self) -> float:
-        return self.words[0].x0
-
-    @cached_property
-    def x1(self) -> float:
-        return self.words[-1].x1
-
-    @cached_property
-    def y0(self) -> float:
-        return min(w.y0 for w in self.words)
-
-    @cached_property
-    def y1(self) -> float:
-        return max(w.y1 for w in self.words)
+    def __post_init__(self) -> None:
+        self.x0 = self.words[0].x0
+        self.x1 = self.words[-1].x1
+        self.y0 = min(w.y0 for w in self.words)
+        self.y1 = max(w.y1 for w in self.words)
 
     @cached_property
     def text(self) -> str:
         return " ".join(w.text for w in self.words)
+
 
 def page_rows(text: PageText, number: int, bounds: pymupdf.Rect) -> list[Row]:
     """The rows of one page in reading order.
