@@ -267,7 +267,7 @@ def _ask(library, args) -> int:
         return 1
     doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
     streaming = not args.json and sys.stderr.isatty()
-    result = library.engine.run(args.question, doc_ids, mode=Mode(args.mode), on_text=_drafting if streaming else None)
+    result = library.engine.run(args.question, doc_ids, mode=Mode(args.mode), on_text=_drafting if streaming else None, cite_all=True)
     if result.enumeration is not None:
         listing = result.enumeration
         print(json.dumps(enumeration_json(listing), indent=2, ensure_ascii=False) if args.json else render_enumeration(listing))

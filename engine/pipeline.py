@@ -18,7 +18,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from engine.answer.answerer import Answerer
 from engine.answer.direct import asked_field, with_direct_answer
-from engine.answer.enumeration import enumerate_contracts, listing_by_search
+from engine.answer.enumeration import cite_listed, enumerate_contracts, listing_by_search
 from engine.answer.generate import TextCallback
 from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
@@ -33,6 +33,7 @@ from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
 from models.clause import Clause
 from models.document import Document
+from models.enumeration import Enumeration
 from models.per_contract import ContractAnswer, PerContract
 from models.plan import CategoryGuess, Filters, QueryPlan
 from models.result import QueryResult
@@ -80,11 +81,13 @@ class QueryEngine:
         answer: bool = True,
         on_text: TextCallback | None = None,
         on_progress: Progress | None = None,
+        cite_all: bool = False,
     ) -> QueryResult:
         """One question over the contracts in `scope` (doc ids; all when None), within the hard
         `filters`, with `settings` (the engine's own when None). `answer=False` stops after
         retrieval; `on_text` receives a model's draft as it streams; `on_progress(done, total)`
-        follows a question answered contract by contract."""
+        follows a question answered contract by contract. A "which contracts..." listing cites
+        its first `limits.listing_cited` rows, or every row with `cite_all`."""
         started = time.perf_counter()
         settings = settings or self.settings
         stamp = {"question": question, "preset": settings.preset, "settings_hash": settings.fingerprint()}
@@ -98,7 +101,8 @@ class QueryEngine:
         query = field_query(question, presence_model().categories, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1)
         if query is not None:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}
-            listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self.clause)
+            cited = None if cite_all else settings.limits.listing_cited
+            listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause_in(documents), cited)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
@@ -197,6 +201,27 @@ class QueryEngine:
         doc_id = clause_id.split(":", 1)[0]
         graphs = self.retriever.graphs([doc_id])
         return graphs[0].by_id.get(clause_id) if graphs else None
+
+    def _clause_in(self, documents: dict[str, Document]) -> Callable[[list[str]], dict[str, Clause]]:
+        """Clauses by id among documents already read: from the graphs held in memory, the
+        others in one read of just those clauses (a listing's contracts may not be loaded)."""
+
+        def clauses(clause_ids: list[str]) -> dict[str, Clause]:
+            found: dict[str, Clause] = {}
+            for clause_id in clause_ids:
+                document = documents.get(clause_id.split(":", 1)[0])
+                graph = self.retriever.cache.held(document) if document is not None else None
+                if graph is not None and clause_id in graph.by_id:
+                    found[clause_id] = graph.by_id[clause_id]
+            missing = [c for c in clause_ids if c not in found and c.split(":", 1)[0] in documents]
+            return found | (self.store.clauses_by_id(missing) if missing else {})
+
+        return clauses
+
+    def cite_listing(self, listing: Enumeration, on_progress: Progress | None = None) -> Enumeration:
+        """A listing with every row cited (a long one cites its first rows when asked)."""
+        documents = {d.doc_id: d for d in self.store.documents()}
+        return cite_listed(listing.model_copy(deep=True), self.answerer.citer, self._clause_in(documents), on_progress=on_progress)
 
 
 class ClausegraphQueryEngine(CustomQueryEngine):

@@ -34,6 +34,7 @@ from engine.views.page_image import PageImage, render_page
 from models.answer import Citation, Rect, SearchHit
 from models.clause import Clause
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
+from models.enumeration import Enumeration
 from models.edge import EdgeType
 from models.fields import ContractFields, FieldValue
 from models.plan import Filters, QueryPlan
@@ -327,11 +328,18 @@ class Library:
         mode: Mode = Mode.GRAPH,
         on_text: TextCallback | None = None,
         on_progress: Progress | None = None,
+        cite_all: bool = False,
     ) -> QueryResult:
         """The question pipeline: cited claims or an abstention with the closest clauses; over
         several contracts, each contract's answer (`on_progress(done, total)` follows them); or,
-        for "which contracts...", the complete list. `on_text` receives a model's draft as it streams."""
-        return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text, on_progress=on_progress)
+        for "which contracts...", the complete list, its first rows cited (every row with
+        `cite_all`; cite_listing cites the rest later). `on_text` receives a model's draft as it streams."""
+        return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text, on_progress=on_progress, cite_all=cite_all)
+
+    def cite_listing(self, listing: Enumeration, on_progress: Progress | None = None) -> Enumeration:
+        """A copy of a "which contracts..." listing with every listed contract's evidence cited;
+        `on_progress(done, total)` follows the contracts."""
+        return self.engine.cite_listing(listing, on_progress)
 
     # ---------------------------------------------------------------- search
 

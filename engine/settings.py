@@ -57,6 +57,9 @@ class LimitSettings(_Section):
     max_upload_mb: int = Field(ge=1, description="largest file ingested, in MB")
     max_pages: int = Field(ge=1, description="most pages a PDF may have to be ingested")
     answer_each: int = Field(ge=1, description="a question over up to this many contracts is answered for each of them; over more, from the best matches")
+    listing_cited: int = Field(
+        ge=1, description="a \"which contracts...\" listing cites this many contracts at once; the rest when asked (tens of ms each)"
+    )
 
 
 class RetrievalSettings(_Section):

@@ -32,6 +32,14 @@ class ListedContract(BaseModel):
     file: str = Field(description="the ingested file's name")
     value: str = Field(description="what matched: the jurisdiction, or the clause categories found")
     citation: Citation | None = None
+    clause_id: str | None = Field(default=None, description="the clause of the sentence that shows it, as the contract's fields keep it")
+    quote: str | None = Field(default=None, description="that sentence; `citation` holds it checked against the page")
+
+    @property
+    def awaiting_citation(self) -> bool:
+        """Listed with evidence that is not cited yet: a long listing cites its first rows at
+        once and the rest when asked (Library.cite_listing)."""
+        return self.citation is None and self.clause_id is not None and self.quote is not None
 
 
 class Enumeration(BaseModel):
@@ -58,3 +66,8 @@ class Enumeration(BaseModel):
     @property
     def citations(self) -> list[Citation]:
         return [d.citation for d in self.documents if d.citation is not None]
+
+    @property
+    def awaiting_citation(self) -> int:
+        """How many listed contracts have evidence not cited yet."""
+        return sum(d.awaiting_citation for d in self.documents)

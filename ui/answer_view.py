@@ -8,7 +8,7 @@ import streamlit as st
 from models.answer import Answer, Citation, Claim, section_name
 from models.enumeration import Enumeration
 from models.per_contract import PerContract
-from ui.state import open_in_viewer
+from ui.state import conversation, library, open_in_viewer
 
 
 def chip_label(citation: Citation) -> str:
@@ -94,17 +94,34 @@ def _how_found(answer: Answer, turn: int) -> None:
 
 
 def show_enumeration(listing: Enumeration, turn: int) -> None:
-    """A corpus-wide answer: the complete list, each contract with the sentence that shows it."""
+    """A corpus-wide answer: the complete list, each contract with the sentence that shows it.
+    A long list cites its first rows; the user has the rest cited with one click."""
     count, rest = listing.headline().split(" contracts ", 1)
     st.markdown(f"**{count} contracts** {rest}")
     for row in listing.documents:
         quote = f": “{' '.join(row.citation.quote.split())[:220]}”" if row.citation else ""
         st.markdown(f"- **{row.file}** ({row.value}){quote}")
     _chips(listing.citations, turn)
+    waiting = listing.awaiting_citation
+    if waiting and st.button(
+        f"Cite the other {waiting} contracts", key=f"cite-rest-{turn}", icon=":material/format_quote:",
+        help="Each listed contract's sentence is checked against its page and can be opened in the viewer (a second or so per 40 contracts).",
+    ):
+        _cite_rest(listing, turn)
     for note in listing.notes:
         st.caption(f":material/info: {note}")
     if listing.method == "fields":
         st.caption("Answered from the contract fields: every contract in scope was checked, not only the best search hits.")
+
+
+def _cite_rest(listing: Enumeration, turn: int) -> None:
+    bar = st.progress(0.0, text="Checking each listed contract's evidence against its page…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Checking each listed contract's evidence against its page: {done} of {total}")
+
+    conversation()[turn] = library().cite_listing(listing, progress)
+    st.rerun()
 
 
 def show_per_contract(answers: PerContract, turn: int) -> None:

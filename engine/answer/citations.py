@@ -13,7 +13,9 @@ boxes stored at ingest: one per line, on every page the quote touches.
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from models.answer import Citation, QuotePart, Rect
 from models.clause import Clause
 
 MIN_QUOTE_WORDS = 3  # a shorter fragment proves nothing and highlights noise
+_KEPT_DOCUMENTS = 48  # documents whose page words a Citer holds: more than a listing cites at once
 
 
 def find_quote(quote: str, text: str) -> tuple[int, int] | None:
@@ -55,7 +58,8 @@ class Citer:
 
     def __init__(self, store: ClauseStore) -> None:
         self.store = store
-        self._pages: dict[str, list[PageWords]] = {}
+        self._pages: OrderedDict[str, list[PageWords]] = OrderedDict()
+        self._holding = threading.Lock()  # sessions of one app share a Citer
         self._file_names: dict[str, str] = {}
         self._recognised: dict[tuple[str, int], str] = {}  # normalised OCR text of scanned pages
 
@@ -133,18 +137,35 @@ class Citer:
         return self._recognised[doc_id, page]
 
     def _file_name(self, doc_id: str) -> str:
-        if doc_id not in self._file_names:
-            document = self.store.document(doc_id)
-            self._file_names[doc_id] = document.file_name if document else ""
-        return self._file_names[doc_id]
+        if doc_id not in self._file_names:  # every name in one read: a listing cites many contracts
+            self._file_names = self.store.file_names()
+        return self._file_names.get(doc_id, "")
+
+    def prefetch(self, doc_ids: list[str]) -> None:
+        """Read the page words of these documents in one query, ahead of citing in each."""
+        with self._holding:
+            missing = list(dict.fromkeys(d for d in doc_ids if d not in self._pages))
+        if missing:
+            self._keep(self.store.pages_of(missing))
 
     def _page_words(self, doc_id: str) -> list[PageWords]:
-        if doc_id not in self._pages:
-            if len(self._pages) > 16:
-                self._pages.clear()
-                self._recognised.clear()
-            self._pages[doc_id] = self.store.pages(doc_id)
-        return self._pages[doc_id]
+        with self._holding:
+            pages = self._pages.get(doc_id)
+            if pages is not None:
+                self._pages.move_to_end(doc_id)
+                return pages
+        pages = self.store.pages(doc_id)
+        self._keep({doc_id: pages})
+        return pages
+
+    def _keep(self, pages: dict[str, list[PageWords]]) -> None:
+        """Hold these documents' pages, forgetting the least recently cited beyond _KEPT_DOCUMENTS."""
+        with self._holding:
+            self._pages.update(pages)
+            while len(self._pages) > _KEPT_DOCUMENTS:
+                forgotten, _ = self._pages.popitem(last=False)
+                for key in [key for key in self._recognised if key[0] == forgotten]:
+                    del self._recognised[key]
 
 
 def _longest_printed(group: list, printed) -> int:

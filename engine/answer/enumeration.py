@@ -14,19 +14,25 @@ from collections.abc import Callable
 from engine.answer.citations import Citer
 from engine.fields.jurisdiction import jurisdiction_key
 from engine.query.field_query import counts
-from models.answer import Citation, section_name
+from models.answer import section_name
 from models.clause import Clause
 from models.enumeration import Enumeration, FieldQuery, ListedContract
 from models.fields import ContractFields, FieldValue
 from models.per_contract import ContractAnswer
 from models.plan import CategoryGuess
 
-ClauseLookup = Callable[[str], Clause | None]
+ClauseLookup = Callable[[list[str]], dict[str, Clause]]  # clause ids -> the clauses found
+_PREFETCHED = 40  # contracts whose pages are read together (a Citer holds 48)
 
 
-def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: dict[str, str], citer: Citer, clause: ClauseLookup) -> Enumeration:
-    """Every contract in `fields` that passes the query, each with a cited sentence.
-    `clause(clause_id)` finds the clause a value was read from."""
+def enumerate_contracts(
+    query: FieldQuery, fields: list[ContractFields], names: dict[str, str], citer: Citer, clauses: ClauseLookup, cited: int | None = None
+) -> Enumeration:
+    """Every contract in `fields` that passes the query, each with the sentence that shows it,
+    cited for the first `cited` of them (all when None): citing checks the sentence against
+    its page, tens of milliseconds a contract, and a listing over hundreds of contracts shows
+    its first rows while the rest are cited on request (cite_listed).
+    `clauses(ids)` finds the clauses values were read from."""
     notes = [f"{value}: no contract's governing law is known by that name, so it was not used" for value in query.unknown]
     listed: list[ListedContract] = []
     searched = len(fields)
@@ -54,7 +60,12 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
             shown.append(contract.expiration)
         values = [v.value for v in shown] + ([", ".join(query.categories)] if query.categories else [])
         evidence = shown[0] if shown else _first_evidence(contract, query.categories)
-        listed.append(ListedContract(doc_id=contract.doc_id, file=names[contract.doc_id], value="; ".join(values), citation=_cite(evidence, citer, clause)))
+        listed.append(
+            ListedContract(
+                doc_id=contract.doc_id, file=names[contract.doc_id], value="; ".join(values),
+                clause_id=evidence.clause_id if evidence else None, quote=evidence.quote if evidence else None,
+            )
+        )
     if query.governing_law is not None and not listed:
         present = sorted({f.governing_law.value for f in fields if f.governing_law})
         notes.append(f"no contract in scope is governed by {query.governing_law} law; the laws found are: {', '.join(present) or 'none'}")
@@ -65,10 +76,30 @@ def enumerate_contracts(query: FieldQuery, fields: list[ContractFields], names: 
                 f"{unknown} of {len(fields)} contracts give no end date (their term is a length counted from an event, "
                 "renews until terminated, or is not stated), so they could not be checked"
             )
-    for number, row in enumerate(listed, start=1):
-        if row.citation is not None:
-            row.citation = row.citation.model_copy(update={"number": number})
-    return Enumeration(query=query, documents=listed, searched=searched, notes=notes)
+    listing = Enumeration(query=query, documents=listed, searched=searched, notes=notes)
+    return cite_listed(listing, citer, clauses, cited)
+
+
+def cite_listed(
+    listing: Enumeration, citer: Citer, clauses: ClauseLookup, count: int | None = None, on_progress: Callable[[int, int], None] | None = None
+) -> Enumeration:
+    """The listing with its rows' evidence cited, in order, for the first `count` rows still
+    waiting (all when None); a citation is numbered by its row. The rows' clauses and pages
+    are read in one go rather than contract by contract."""
+    waiting = [(number, row) for number, row in enumerate(listing.documents, start=1) if row.awaiting_citation][:count]
+    found_clauses = clauses([row.clause_id for _, row in waiting])
+    citer.prefetch([row.doc_id for _, row in waiting[:_PREFETCHED]])
+    for done, (number, row) in enumerate(waiting, start=1):
+        if done % _PREFETCHED == 1 and done > 1:
+            citer.prefetch([row.doc_id for _, row in waiting[done - 1 : done - 1 + _PREFETCHED]])
+        found = found_clauses.get(row.clause_id)
+        citation = citer.cite(found, row.quote) if found is not None else None
+        row.citation = citation.model_copy(update={"number": number}) if citation is not None else None
+        if citation is None:  # the evidence no longer checks out: listed, but with nothing to cite
+            row.clause_id = row.quote = None
+        if on_progress is not None:
+            on_progress(done, len(waiting))
+    return listing
 
 
 def _first_evidence(contract: ContractFields, categories: list[str]) -> FieldValue | None:
@@ -84,13 +115,6 @@ def _is_type(contract: ContractFields, file_name: str, document_type: str) -> bo
     """The contract's title (or file name) names the kind: "DISTRIBUTOR AGREEMENT" is a distributor agreement."""
     words = re.sub(r"[^a-z]+", " ", f"{contract.title} {file_name}".lower())
     return all(re.search(rf"\b{re.escape(w[:6])}", words) for w in document_type.split())
-
-
-def _cite(value: FieldValue | None, citer: Citer, clause: ClauseLookup) -> Citation | None:
-    if value is None:
-        return None
-    found = clause(value.clause_id)
-    return citer.cite(found, value.quote) if found is not None else None
 
 
 def listing_by_search(question: str, rows: list[ContractAnswer], meant: list[CategoryGuess], min_probability: float) -> Enumeration:

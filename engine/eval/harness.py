@@ -151,7 +151,7 @@ def run(
             read_as(question.style)
             started = time.perf_counter()
             doc_ids = [mapping[d] for d in question.docs]
-            result = library.engine.run(question.question, doc_ids, mode=mode, answer=answer)
+            result = library.engine.run(question.question, doc_ids, mode=mode, answer=answer, cite_all=True)
             output = to_output(question.id, result, reverse.__getitem__)
             output.seconds = round(time.perf_counter() - started, 4)
             outputs[question.id] = output

@@ -4,6 +4,7 @@ upgrades itself as it is used."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from engine.fields import EXTRACTOR_VERSION, extract_fields
@@ -13,19 +14,34 @@ from models.fields import ContractFields
 
 
 class StoredFields:
+    """Read through a cache: a "which contracts..." question reads every contract's fields, and
+    parsing 500 of them costs most of a second. The cache is dropped whenever the fields table
+    changes (an ingest, a delete, another process's write), so it never answers from old rows."""
+
     def __init__(self, store: ClauseStore, graph: Callable[[str], DocGraph]) -> None:
         self.store = store
         self.graph = graph  # doc_id -> the contract's clause graph, for re-reading
+        self._held: dict[str, ContractFields] = {}
+        self._held_version: int | None = None  # the fields table's version the held fields were read at
+        self._lock = threading.Lock()
 
     def of(self, doc_ids: list[str]) -> list[ContractFields]:
         """Each contract's fields, in the order given."""
-        stored = self.store.fields(doc_ids)
-        result = []
-        for doc_id in doc_ids:
-            version, fields = stored.get(doc_id, ("", None))
-            if fields is None or version != EXTRACTOR_VERSION:
+        with self._lock:
+            version = self.store.table_version("fields")
+            if version != self._held_version:
+                self._held, self._held_version = {}, version
+            held = dict(self._held)
+        missing = [doc_id for doc_id in doc_ids if doc_id not in held]
+        stored = self.store.fields(missing) if missing else {}
+        for doc_id in missing:
+            extractor, fields = stored.get(doc_id, ("", None))
+            if fields is None or extractor != EXTRACTOR_VERSION:
                 graph = self.graph(doc_id)
                 fields = extract_fields(doc_id, graph.clauses, graph.document.title)
-                self.store.put_fields(fields, EXTRACTOR_VERSION)
-            result.append(fields)
-        return result
+                self.store.put_fields(fields, EXTRACTOR_VERSION)  # a new table version: the cache starts again next time
+            held[doc_id] = fields
+        with self._lock:
+            if self._held_version == version:
+                self._held.update({doc_id: held[doc_id] for doc_id in missing})
+        return [held[doc_id] for doc_id in doc_ids]

@@ -271,13 +271,29 @@ class ClauseStore:
         rows = self._query("clauses", f"doc_id = {_quote(doc_id)}", exclude=("vector", "embedding_model"))
         return sorted((Clause(**row) for row in rows), key=lambda c: c.order)
 
+    def clauses_by_id(self, clause_ids: Sequence[str]) -> dict[str, Clause]:
+        """clause_id -> clause for these clauses alone, in one read (no vectors)."""
+        rows = self._query("clauses", f"clause_id IN ({', '.join(_quote(c) for c in clause_ids)})", exclude=("vector", "embedding_model"))
+        return {row["clause_id"]: Clause(**row) for row in rows}
+
     def edges(self, doc_id: str) -> list[Edge]:
         rows = self._query("edges", f"doc_id = {_quote(doc_id)}")
         return [Edge(**row) for row in rows]
 
     def pages(self, doc_id: str) -> list[PageWords]:
-        rows = self._query("pages", f"doc_id = {_quote(doc_id)}")
-        return sorted((PageWords(row) for row in rows), key=lambda p: p.page)
+        return self.pages_of([doc_id]).get(doc_id, [])
+
+    def pages_of(self, doc_ids: Sequence[str]) -> dict[str, list[PageWords]]:
+        """doc_id -> its pages' words, in page order, for several documents in one scan."""
+        found: dict[str, list[PageWords]] = {}
+        for row in self._query("pages", f"doc_id IN ({', '.join(_quote(d) for d in doc_ids)})"):
+            found.setdefault(row["doc_id"], []).append(PageWords(row))
+        return {doc_id: sorted(pages, key=lambda p: p.page) for doc_id, pages in found.items()}
+
+    def file_names(self) -> dict[str, str]:
+        """doc_id -> file name for every document: one column pair of the documents table."""
+        table = self._tables["documents"].to_lance().to_table(columns=["doc_id", "file_name"])
+        return dict(zip(table.column("doc_id").to_pylist(), table.column("file_name").to_pylist()))
 
     def windows(self, doc_id: str, vectors: bool = False) -> list[dict]:
         return self._query("windows", f"doc_id = {_quote(doc_id)}", exclude=() if vectors else ("vector",))
@@ -319,6 +335,10 @@ class ClauseStore:
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+
+    def table_version(self, name: str) -> int:
+        """The table's latest version: it changes with every write, from any process."""
+        return self._tables[name].version
 
     def table(self, name: str):
         """The LanceDB table itself, for the retriever's vector and full-text queries."""

@@ -126,6 +126,11 @@ class GraphCache:
     def get(self, document: Document) -> DocGraph:
         return self.get_many([document])[0]
 
+    def held(self, document: Document) -> DocGraph | None:
+        """This document's graph if it is in memory; never loads it."""
+        with self._lock:
+            return self._graphs.get(_key(document))
+
     def get_many(self, documents: list[Document]) -> list[DocGraph]:
         """These documents' graphs, loading those not held yet in bulk (graph_parts)."""
         keys = [_key(d) for d in documents]

@@ -46,6 +46,8 @@ def _listing(number: int, listing: Enumeration) -> list[str]:
         where = ""
         if row.citation is not None:
             where = f" — {section_name(row.citation.ref)}, page {row.citation.page}: “{_one_line(row.citation.quote)}”"
+        elif row.awaiting_citation:
+            where = f" — “{_one_line(row.quote)}” (from the contract's fields; not cited yet)"
         lines.append(f"- {row.file} ({row.value}){where}")
     lines += [f"> note: {note}" for note in listing.notes] + [""]
     return lines
