@@ -155,7 +155,7 @@ def main() -> None:
               f"largest parsing worker {peak_mb(resource.RUSAGE_CHILDREN):,} MB", flush=True)
         asked = questions()
         print(f"\nwarm session, {len(asked)} questions over all {len(library.documents())} contracts", flush=True)
-        library.ask(asked[0])  # the first question loads every contract's graph: that is the cold figure's job
+        library.ask(asked[0])  # the first question loads the model and the first graphs: that is the cold figure's job
         print("  " + spread(warm(library, asked)), flush=True)
         print(f"cold process, the first {args.cold} questions, each in a new `python -m engine ask`", flush=True)
         print("  " + spread(cold(store, asked[: args.cold], args.preset)), flush=True)

@@ -24,6 +24,7 @@ from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.llm import LocalModel
 from engine.query.field_query import asks_over_contracts, field_query
+from engine.query.large_scope import best_contracts
 from engine.query.meaning import QuestionModel, listing_guesses, question_model, with_meaning
 from engine.query.plan import make_plan, named_contract, without_words
 from engine.query.plan_llm import refine
@@ -144,6 +145,8 @@ class QueryEngine:
         """Retrieval over the contracts together, and one answer from what ranked best."""
         started = time.perf_counter()
         settings = asked.settings
+        if len(doc_ids) > settings.limits.answer_each:
+            doc_ids = self._best_contracts(asked, doc_ids)
         graphs = self.retriever.graphs(doc_ids)
         plan = self.plan(asked.question, graphs, asked.filters, settings, asked.meant, asked.read_as)
         retrieval = self.retriever.retrieve(plan, settings.retrieval, asked.mode, asked.budget, graphs)
@@ -175,6 +178,16 @@ class QueryEngine:
         else:
             result.per_contract = PerContract(question=asked.question, rows=rows)
         return result
+
+    def _best_contracts(self, asked: _Asked, doc_ids: list[str]) -> list[str]:
+        """Over a large scope, the contracts of the best search hits, found in the store without
+        loading any graph (engine/query/large_scope.py); all of them when the question sets a
+        hard filter (clause types, sections, pages), which only the graphs can check."""
+        plan = with_meaning(make_plan(asked.question, [], asked.filters, asked.read_as), asked.meant, self.meaning.lexicon, asked.settings.retrieval)
+        if plan.filters.clause_types or plan.filters.section_refs or plan.filters.pages:
+            return doc_ids
+        vector = self.retriever.embedder.encode_question(plan.read_as or plan.question)
+        return best_contracts(self.store, plan, vector, doc_ids, asked.settings.retrieval) or doc_ids
 
     def meant(self, question: str) -> list[CategoryGuess]:
         """The CUAD categories the question is likely about, by meaning."""

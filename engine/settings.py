@@ -68,6 +68,10 @@ class RetrievalSettings(_Section):
     budget: int = Field(ge=1, description="context size in normalised characters")
     graph_share: float = Field(ge=0, le=1, description="part of the budget kept for graph-found clauses so weaker anchors cannot rank them out")
     pool: int = Field(ge=1, description="results taken from each search arm")
+    large_scope_contracts: int = Field(
+        ge=1, description="over more contracts than limits.answer_each, only the contracts of the best search hits (at most "
+        "this many) are loaded and searched with the clause graph: the rest are never read into memory"
+    )
     walk_from: int = Field(ge=0, description="anchors the graph walk starts from")
     hops: int = Field(ge=0, le=3, description="edges the walk follows from an anchor")
     references: float = Field(description="edge weight of a cross-reference, followed to the clause cited")

@@ -111,3 +111,22 @@ def test_the_llamaindex_retriever_returns_passages_as_nodes(sample_library, doc_
     assert nodes[0].node.metadata["ref"] == "10"
     assert "English law" in nodes[0].node.get_content()
     assert retriever.last is not None and retriever.last.passages[0].clause_id == nodes[0].node.metadata["clause_id"]
+
+
+def test_over_more_contracts_than_are_answered_each_only_the_best_matches_are_read(sample_library, doc_ids):
+    """Over a large scope the store's own search picks the contracts first (engine/query/large_scope.py):
+    here, with room for one, the framework agreement, the only one about call-off contracts."""
+    settings = sample_library.settings
+    small = settings.model_copy(update={
+        "limits": settings.limits.model_copy(update={"answer_each": 1}),
+        "retrieval": settings.retrieval.model_copy(update={"large_scope_contracts": 1}),
+    })
+    result = sample_library.engine.run("How does the Crown Commercial Service award a Call-Off Contract?", settings=small)
+    assert result.plan.scope == [doc_ids[GCLOUD.name]]
+    assert {c.file_name for c in result.answer.citations} == {GCLOUD.name}
+    assert any("answered from the best matches" in note for note in result.answer.notes)
+    # a hard filter is checked on the graphs: then every contract is searched
+    filtered = sample_library.engine.run(
+        "How does the Crown Commercial Service award a Call-Off Contract?", filters=Filters(clause_types=[ClauseType.OTHER]), settings=small
+    )
+    assert sorted(filtered.plan.scope) == sorted(doc_ids.values())

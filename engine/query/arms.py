@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from lancedb.query import BooleanQuery, MatchQuery, Occur, PhraseQuery
 from llama_index.core import QueryBundle
 from llama_index.core.llms import MockLLM
@@ -93,9 +94,9 @@ class KeywordArm(_Arm):
 class VectorArm(_Arm):
     name = VECTOR
 
-    def __init__(self, store: ClauseStore, where: str, scope: SearchScope, limit: int) -> None:
+    def __init__(self, store: ClauseStore, where: str, vector: np.ndarray, limit: int) -> None:
         super().__init__()
-        self.store, self.where, self.vector, self.limit = store, where, scope.vector, limit
+        self.store, self.where, self.vector, self.limit = store, where, vector, limit
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         best: dict[str, float] = {}
@@ -131,7 +132,7 @@ def search(store: ClauseStore, scope: SearchScope, arms: tuple[str, ...], settin
     if KEYWORD in arms:
         searched.append(KeywordArm(store, where, plan, settings))
     if VECTOR in arms:
-        searched.append(VectorArm(store, where, scope, settings.pool))
+        searched.append(VectorArm(store, where, scope.vector, settings.pool))
     fused = fuse(searched, plan.question, settings.pool * len(searched))
     if TOPIC in arms and plan.topics:
         topical = [
