@@ -93,8 +93,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _ingest(library, args) -> int:
-    from collections import defaultdict, deque
-
     from tqdm import tqdm
 
     from engine.service import expand_paths
@@ -117,14 +115,10 @@ def _ingest(library, args) -> int:
         bar.n = min(done, bar.total)
         bar.refresh()
 
-    paths_named: dict[str, deque[Path]] = defaultdict(deque)  # outcomes name their file; errors show its path
-    for path in files:
-        paths_named[path.name].append(path)
-    for outcome in library.ingest_many(files, progress):
+    for path, outcome in zip(files, library.ingest_many(files, progress)):  # an outcome per file, in order
         outcomes.append(outcome)
         bar.n = len(outcomes) * 100
         bar.refresh()
-        path = paths_named[outcome.file_name].popleft()
         tqdm.write(_summary(outcome, path), file=sys.stderr if outcome.status is IngestStatus.FAILED else sys.stdout)
     bar.close()
     library.refresh_indexes(outcomes)

@@ -41,7 +41,7 @@ from models.result import QueryResult
 from models.retrieval import Mode
 
 
-Progress = Callable[[int, int], None]  # (contracts done, contracts in all)
+CountProgress = Callable[[int, int], None]  # (contracts done, contracts in all)
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class QueryEngine:
         budget: int | None = None,
         answer: bool = True,
         on_text: TextCallback | None = None,
-        on_progress: Progress | None = None,
+        on_progress: CountProgress | None = None,
         cite_all: bool = False,
     ) -> QueryResult:
         """One question over the contracts in `scope` (doc ids; all when None), within the hard
@@ -160,7 +160,7 @@ class QueryEngine:
             result.answer = drafted.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
         return result
 
-    def _each(self, asked: _Asked, doc_ids: list[str], names: dict[str, str], on_progress: Progress | None) -> QueryResult:
+    def _each(self, asked: _Asked, doc_ids: list[str], names: dict[str, str], on_progress: CountProgress | None) -> QueryResult:
         """Each contract answered on its own. A "which / do any of these..." request that no
         contract field can settle becomes a listing of the contracts where an answer was found;
         any other question shows every contract's answer. The best-supported answer stays the
@@ -231,7 +231,7 @@ class QueryEngine:
 
         return clauses
 
-    def cite_listing(self, listing: Enumeration, on_progress: Progress | None = None) -> Enumeration:
+    def cite_listing(self, listing: Enumeration, on_progress: CountProgress | None = None) -> Enumeration:
         """A listing with every row cited (a long one cites its first rows when asked)."""
         documents = {d.doc_id: d for d in self.store.documents()}
         return cite_listed(listing.model_copy(deep=True), self.answerer.citer, self._clause_in(documents), on_progress=on_progress)

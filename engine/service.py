@@ -18,10 +18,11 @@ from engine.errors import EmbeddingMismatchError
 from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.ingest.parallel import ParserPool
+from engine.ingest.parse import for_item
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, ollama_host
 from engine.memory import limit_arenas
-from engine.pipeline import Progress, QueryEngine
+from engine.pipeline import CountProgress, QueryEngine
 from engine.query.retriever import Retriever
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
 from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
@@ -160,7 +161,8 @@ class Library:
         that cannot be read fails alone. Call refresh_indexes with the outcomes when done."""
         if len(sources) <= 1:  # starting worker processes costs more than it saves
             for source in sources:
-                yield self.ingest_file(source, progress) if isinstance(source, Path) else self.ingest_upload(*source, progress)
+                tagged = for_item(progress, 0)
+                yield self.ingest_file(source, tagged) if isinstance(source, Path) else self.ingest_upload(*source, tagged)
             return
 
         def readable() -> Iterator[tuple[str, bytes | IngestOutcome]]:
@@ -327,7 +329,7 @@ class Library:
         filters: Filters | None = None,
         mode: Mode = Mode.GRAPH,
         on_text: TextCallback | None = None,
-        on_progress: Progress | None = None,
+        on_progress: CountProgress | None = None,
         cite_all: bool = False,
     ) -> QueryResult:
         """The question pipeline: cited claims or an abstention with the closest clauses; over
@@ -336,7 +338,7 @@ class Library:
         `cite_all`; cite_listing cites the rest later). `on_text` receives a model's draft as it streams."""
         return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text, on_progress=on_progress, cite_all=cite_all)
 
-    def cite_listing(self, listing: Enumeration, on_progress: Progress | None = None) -> Enumeration:
+    def cite_listing(self, listing: Enumeration, on_progress: CountProgress | None = None) -> Enumeration:
         """A copy of a "which contracts..." listing with every listed contract's evidence cited;
         `on_progress(done, total)` follows the contracts."""
         return self.engine.cite_listing(listing, on_progress)

@@ -44,3 +44,19 @@ def test_a_worker_killed_mid_parse_loses_no_contract(tmp_path):
     assert [o.status for o in outcomes] == [IngestStatus.INGESTED] * 3, [o.message for o in outcomes]
     assert {d.file_name for d in library.documents()} == {GCLOUD.name, HIGHWAYS_NDA.name, MUTUAL_NDA.name}
     library.parsers.close()
+
+
+def test_progress_tells_apart_two_files_of_one_name(tmp_path):
+    """Two uploads called contract.pdf: each event names its file's place in the batch (the
+    Library page keeps a bar per place), and each place reports its own contract's clauses."""
+    library = Library(tmp_path / "store")
+    events = []
+    uploads = [("contract.pdf", GCLOUD.read_bytes()), ("contract.pdf", MUTUAL_NDA.read_bytes())]
+    outcomes = list(library.ingest_many(uploads, events.append))
+    assert [o.status for o in outcomes] == [IngestStatus.INGESTED] * 2
+    assert {e.item for e in events} == {0, 1}
+    for item, outcome in enumerate(outcomes):
+        structured = [e.message for e in events if e.item == item and e.stage is Stage.STRUCTURE and e.fraction == 1.0]
+        assert structured == [f"{outcome.clauses} clauses"]
+    assert outcomes[0].clauses != outcomes[1].clauses
+    library.parsers.close()

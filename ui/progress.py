@@ -15,21 +15,21 @@ _STAGE_LABEL = {Stage.PARSE: "Parsing", Stage.STRUCTURE: "Finding structure", St
 
 
 def ingest_with_progress(library: Library, files: list[tuple[str, bytes]]) -> list[IngestOutcome]:
-    """Ingest uploaded files, each with its own progress bar (the next ones are parsed while one is stored)."""
+    """Ingest uploaded files, each with its own progress bar (the next ones are parsed while one
+    is stored); bars follow each file's place in the batch, so two files of one name keep two bars."""
     spans = _FULL_SPANS if library.settings.ingest.vectors == "full" else _QUICK_SPANS
-    bars = {name: st.progress(0.0, text=f"{name}: waiting") for name, _ in files}
+    bars = [st.progress(0.0, text=f"{name}: waiting") for name, _ in files]
 
     def update(event: Progress) -> None:
-        bar = bars.get(event.file_name)
-        if bar is None:
+        if event.item is None or not 0 <= event.item < len(bars):
             return
         start, span = spans[event.stage]
         detail = f" ({event.message})" if event.message else ""
-        bar.progress(min(start + span * event.fraction, 1.0), text=f"{event.file_name}: {_STAGE_LABEL[event.stage]}{detail}")
+        bars[event.item].progress(min(start + span * event.fraction, 1.0), text=f"{event.file_name}: {_STAGE_LABEL[event.stage]}{detail}")
 
     outcomes: list[IngestOutcome] = []
-    for outcome in library.ingest_many(files, update):
-        bars[outcome.file_name].progress(1.0, text=f"{outcome.file_name}: {outcome.status.value}")
+    for bar, outcome in zip(bars, library.ingest_many(files, update)):
+        bar.progress(1.0, text=f"{outcome.file_name}: {outcome.status.value}")
         outcomes.append(outcome)
     library.refresh_indexes(outcomes)
     return outcomes

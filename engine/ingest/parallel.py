@@ -21,6 +21,7 @@ import queue
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 
 from engine.embed import Embedder
 from engine.errors import IngestError
@@ -98,7 +99,7 @@ class ParserPool:
                     if outcomes[first].status is IngestStatus.FAILED:  # failed the same way, not parsed again
                         finished[index] = outcomes[first].model_copy(update={"file_name": name})
                     else:
-                        finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages)
+                        finished[index] = ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages)
 
         def fill() -> None:
             nonlocal exhausted
@@ -113,12 +114,12 @@ class ParserPool:
                     continue
                 doc_id = document_id(data)
                 if current_document(store, doc_id) is not None:  # nothing to parse: ingest_bytes says it is unchanged
-                    finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages)
+                    finished[index] = ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages)
                 elif doc_id in first_of:
                     twins[index] = (first_of[doc_id], name, data)
                 else:
                     first_of[doc_id] = index
-                    parsing[self._executor.submit(parse.parse_in_worker, data, name, max_pages)] = (index, name, data)
+                    parsing[self._executor.submit(parse.parse_in_worker, data, name, max_pages, index)] = (index, name, data)
 
         while True:
             fill()
@@ -138,20 +139,23 @@ class ParserPool:
                 if isinstance(future.exception(), BrokenProcessPool):
                     broken.append((index, name, data))
                 else:
-                    finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages, parse=lambda *_: future.result())
+                    finished[index] = ingest_bytes(
+                        store, embedder, data, name, parse.for_item(progress, index), max_pages, parse=lambda *_: future.result()
+                    )
                     release_freed_memory()
             if broken and not parsing:  # a dead worker takes every parse in flight with it
                 for index, name, data in broken:
-                    finished[index] = ingest_bytes(store, embedder, data, name, progress, max_pages, parse=self._parse_alone)
+                    parse_alone = partial(self._parse_alone, item=index)
+                    finished[index] = ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages, parse=parse_alone)
                 broken.clear()
         self._relay(progress)
 
-    def _parse_alone(self, data: bytes, name: str, progress: ProgressCallback, max_pages: int | None) -> parse.ParsedContract:
+    def _parse_alone(self, data: bytes, name: str, progress: ProgressCallback, max_pages: int | None, item: int) -> parse.ParsedContract:
         """Parse one file in a fresh pool, nothing else beside it: after a worker died (a PDF that
         crashes MuPDF, memory), only the file that kills it again fails, and never this process."""
         self.close()
         self.start()
-        future = self._executor.submit(parse.parse_in_worker, data, name, max_pages)
+        future = self._executor.submit(parse.parse_in_worker, data, name, max_pages, item)
         while not wait([future], timeout=_POLL_SECONDS).done:
             self._relay(progress)
         self._relay(progress)

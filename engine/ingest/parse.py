@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -28,12 +28,14 @@ class Stage(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """Where one file is: a stage and how far through it (0..1)."""
+    """Where one file is: a stage and how far through it (0..1). `item` is the file's place in
+    a batch (Library.ingest_many), which tells apart two files of the same name."""
 
     file_name: str
     stage: Stage
     fraction: float
     message: str = ""
+    item: int | None = None
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -41,6 +43,15 @@ ProgressCallback = Callable[[Progress], None]
 
 def no_progress(_: Progress) -> None:
     return None
+
+
+def for_item(progress: ProgressCallback, item: int) -> ProgressCallback:
+    """`progress`, told which file of the batch each event is about."""
+
+    def tagged(event: Progress) -> None:
+        progress(replace(event, item=item))
+
+    return tagged
 
 
 @dataclass
@@ -101,5 +112,5 @@ def start_worker(events) -> None:
     _events = events
 
 
-def parse_in_worker(data: bytes, file_name: str, max_pages: int | None) -> ParsedContract:
-    return parse_contract(data, file_name, _events.put, max_pages)
+def parse_in_worker(data: bytes, file_name: str, max_pages: int | None, item: int) -> ParsedContract:
+    return parse_contract(data, file_name, for_item(_events.put, item), max_pages)
