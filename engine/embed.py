@@ -36,6 +36,7 @@ class TextWindow:
     start: int  # offsets within the clause text
     end: int
     text: str  # what is embedded: the stretch, with the clause heading in front after the first
+    token_ids: list[int] | None = None  # MiniLM's tokens of `text` when cutting read them already (a whole clause)
 
 
 class Embedder:
@@ -72,6 +73,10 @@ class Embedder:
     def windows(self, text: str, heading: str) -> list[TextWindow]:
         """Split a clause into windows the model reads whole; nothing past 256 tokens is lost."""
         return split_windows(text, heading, self.overlap_tokens)
+
+    def encode_windows(self, windows: list[TextWindow], progress: ProgressCallback | None = None) -> np.ndarray:
+        """Vectors of clause windows, one row each."""
+        return self.encode([w.text for w in windows], progress)
 
     def encode_question(self, question: str) -> np.ndarray:
         """One question's vector; the planner and the retriever both need it, so it is kept."""
@@ -120,10 +125,11 @@ def split_windows(text: str, heading: str, overlap_tokens: int) -> list[TextWind
     sharing `overlap_tokens`; later windows carry the heading in front. Both embedders cut
     with this, so a clause has the same windows whichever model embeds it and its quick
     vectors can be replaced row for row."""
-    offsets = minilm_tokenizer().encode(text, add_special_tokens=False).offsets
+    encoding = minilm_tokenizer().encode(text, add_special_tokens=False)
+    offsets = encoding.offsets
     budget = MAX_TOKENS - _SPECIAL_TOKENS - _PREFIX_TOKENS
     if len(offsets) <= budget + _PREFIX_TOKENS:
-        return [TextWindow(0, 0, len(text), text)]
+        return [TextWindow(0, 0, len(text), text, encoding.ids)]
     step = max(budget - overlap_tokens, 1)
     windows: list[TextWindow] = []
     for index, first in enumerate(range(0, len(offsets), step)):

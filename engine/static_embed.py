@@ -91,21 +91,32 @@ class StaticEmbedder:
 
     def encode(self, texts: list[str], progress: ProgressCallback | None = None) -> np.ndarray:
         """Normalised vectors, one row per text: the mean of its tokens' rows of the table."""
+        return self._mean_vectors([None] * len(texts), texts, progress)
+
+    def encode_windows(self, windows: list[TextWindow], progress: ProgressCallback | None = None) -> np.ndarray:
+        """Vectors of clause windows, one row each; a window whose tokens cutting read already
+        (a clause short enough to be one window, most of them) is not tokenised again."""
+        return self._mean_vectors([w.token_ids for w in windows], [w.text for w in windows], progress)
+
+    def _mean_vectors(self, known: list[list[int] | None], texts: list[str], progress: ProgressCallback | None) -> np.ndarray:
         from scipy.sparse import csr_matrix
 
         table = self.table()
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(texts), _BATCH):
-            batch = texts[start : start + _BATCH]
-            ids = [encoding.ids for encoding in minilm_tokenizer().encode_batch(batch, add_special_tokens=False)]
+            ids = known[start : start + _BATCH]
+            unread = [i for i, row in enumerate(ids) if row is None]
+            read = minilm_tokenizer().encode_batch([texts[start + i] for i in unread], add_special_tokens=False) if unread else []
+            for i, encoding in zip(unread, read):
+                ids[i] = encoding.ids
             lengths = np.array([len(row) for row in ids])
             # Each text's mean token vector as one sparse product (texts x vocabulary, 1/length
             # per token) with the table: no copy of a row per token, as a gather would make.
             weights = np.repeat(1.0 / np.maximum(lengths, 1), lengths).astype(np.float32)
-            bags = csr_matrix((weights, np.concatenate(ids or [[]]).astype(np.int64), np.r_[0, np.cumsum(lengths)]), shape=(len(batch), len(table)))
+            bags = csr_matrix((weights, np.concatenate(ids or [[]]).astype(np.int64), np.r_[0, np.cumsum(lengths)]), shape=(len(ids), len(table)))
             means = np.asarray(bags @ table)
             norms = np.linalg.norm(means, axis=1, keepdims=True)
-            vectors[start : start + len(batch)] = np.where(norms > 0, means / np.maximum(norms, 1e-12), 0.0)  # an empty text stays zero
+            vectors[start : start + len(ids)] = np.where(norms > 0, means / np.maximum(norms, 1e-12), 0.0)  # an empty text stays zero
             if progress:
                 progress(min(start + _BATCH, len(texts)), len(texts))
         return vectors

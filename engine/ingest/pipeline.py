@@ -54,13 +54,13 @@ def embed_contract(
     """Vectors for every clause (its first window) and, for clauses longer than one window,
     a row per window with its place in the clause."""
     clause_windows = [embedder.windows(c.text, c.heading or c.ref) for c in parsed.graph.clauses]
-    texts = [w.text for windows in clause_windows for w in windows]
+    flat = [w for windows in clause_windows for w in windows]
 
     def report(done: int, total: int) -> None:
         progress(Progress(parsed.file_name, Stage.EMBED, done / total, f"{done}/{total} passages"))
 
-    progress(Progress(parsed.file_name, Stage.EMBED, 0.0, f"0/{len(texts)} passages"))
-    vectors = embedder.encode(texts, report)
+    progress(Progress(parsed.file_name, Stage.EMBED, 0.0, f"0/{len(flat)} passages"))
+    vectors = embedder.encode_windows(flat, report)
     clause_vectors = np.zeros((len(clause_windows), embedder.dimension), dtype=np.float32)
     extra: list[dict] = []
     row = 0
