@@ -42,6 +42,10 @@ from models.plan import Filters, QueryPlan
 from models.result import QueryResult
 from models.retrieval import Mode, Passage, Retrieval
 
+# A long batch compacts the store's files every this many contracts: each contract adds a file
+# to every table, and reads and commits over hundreds of small files slow every later one
+# (300 contracts: 107 s without, 81 s with; refresh_indexes compacts the rest at the end).
+_COMPACT_EVERY = 100
 _MB = 1024 * 1024
 
 __all__ = [
@@ -170,7 +174,12 @@ class Library:
                 name, data, problem = self._read(source) if isinstance(source, Path) else (*source, self._size_problem(len(source[1])))
                 yield (name, _failed(name, problem)) if problem else (name, data)
 
-        yield from self.parsers.ingest(self.store, self._ingest_embedder, readable(), progress, self.settings.limits.max_pages)
+        stored = 0
+        for outcome in self.parsers.ingest(self.store, self._ingest_embedder, readable(), progress, self.settings.limits.max_pages):
+            yield outcome
+            stored += outcome.status is IngestStatus.INGESTED
+            if outcome.status is IngestStatus.INGESTED and stored % _COMPACT_EVERY == 0:
+                self.store.compact()
 
     def _read(self, path: Path) -> tuple[str, bytes, str | None]:
         """A file's name and bytes, or why it cannot be ingested."""

@@ -10,11 +10,12 @@ from engine.embed import MAX_TOKENS
 from engine.errors import EmbeddingMismatchError
 from engine.ingest import pipeline
 from engine.service import Library
+from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.table_schemas import CLAUSES_SCHEMA
 from models.clause import ClauseKind
 from models.document import IngestStatus
-from tests.conftest import GCLOUD, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 
 def _by_name(library: Library, name: str):
@@ -72,6 +73,24 @@ def test_full_text_and_vector_search_find_the_right_clause(sample_library):
     query = sample_library.embedder.encode(["limit on each party's total liability"])[0]
     nearest = table.search(query).where(f"doc_id = '{document.doc_id}'", prefilter=True).select(["path"]).limit(3).to_list()
     assert any(h["path"].startswith("4.6") for h in nearest)
+
+
+def test_compacting_keeps_every_row_and_the_search_indexes(tmp_path):
+    """A long batch compacts the store every hundred contracts (Library.ingest_many): the files
+    of the documents and pages tables merge; rows and what keyword search finds do not change."""
+    library = Library(tmp_path / "store", settings=Settings(store_dir=tmp_path / "store", ingest={"vectors": "quick"}))
+    library.ingest_paths([GCLOUD, MUTUAL_NDA])
+    library.ingest_file(HIGHWAYS_NDA)  # one more file in every table
+    rows = {name: library.store.table(name).count_rows() for name in ("clauses", "windows", "edges", "pages", "documents", "fields")}
+    assert [len(library.store.table(name).to_lance().get_fragments()) for name in ("documents", "pages")] == [2, 2]
+    library.store.compact()
+    assert [len(library.store.table(name).to_lance().get_fragments()) for name in ("documents", "pages")] == [1, 1]
+    assert {name: library.store.table(name).count_rows() for name in rows} == rows
+    assert rows["documents"] == 3
+    hits = library.store.table("clauses").search("MI Failures", query_type="fts", fts_columns="text").select(["path", "doc_id"]).limit(3).to_list()
+    assert (hits[0]["path"], hits[0]["doc_id"]) == ("6.9", _by_name(library, GCLOUD.name).doc_id)
+    highways = _by_name(library, HIGHWAYS_NDA.name)
+    assert len(library.store.clauses(highways.doc_id)) == highways.clauses
 
 
 def test_word_boxes_are_stored_per_page(sample_library):

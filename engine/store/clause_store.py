@@ -231,6 +231,15 @@ class ClauseStore:
         for name in CHILD_TABLES:
             self._tables[name].delete(f"doc_id = {_quote(doc_id)}")
 
+    def compact(self) -> None:
+        """Merge the small files each ingest adds to the tables without a search index; the
+        clauses table's full-text index makes its optimize an index job, left to the end of a
+        batch (optimize). The documents table matters most: every file of a batch reads it."""
+        with self.writing():
+            for name, table in self._tables.items():
+                if name != "clauses":
+                    table.optimize()
+
     def optimize(self) -> None:
         """Fold newly added rows into the indexes and compact small files."""
         with self.writing():
