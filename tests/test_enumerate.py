@@ -45,6 +45,25 @@ def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
     assert [d.file for d in framework.documents] == [GCLOUD.name] and framework.searched == 3
 
 
+def test_a_long_listing_cites_its_first_rows_and_the_rest_on_request(sample_library):
+    """Over hundreds of contracts citing every row takes seconds: the first limits.listing_cited
+    rows are cited at once, the others carry their evidence until cite_listing checks it."""
+    settings = sample_library.settings
+    one = settings.model_copy(update={"limits": settings.limits.model_copy(update={"listing_cited": 1})})
+    listing = sample_library.engine.run("Which contracts are governed by English law?", settings=one).enumeration
+    assert len(listing.documents) == 3 and listing.awaiting_citation == 2
+    first, *rest = listing.documents
+    assert first.citation is not None and first.citation.number == 1
+    assert all(row.citation is None and row.quote for row in rest)
+    done: list[tuple[int, int]] = []
+    cited = sample_library.cite_listing(listing, lambda n, total: done.append((n, total)))
+    assert cited.awaiting_citation == 0 and done == [(1, 2), (2, 2)]
+    assert [row.citation.number for row in cited.documents] == [1, 2, 3]
+    whole = sample_library.ask("Which contracts are governed by English law?", cite_all=True).enumeration
+    assert [(r.file, r.citation.ref, r.citation.page) for r in cited.documents] == [(r.file, r.citation.ref, r.citation.page) for r in whole.documents]
+    assert listing.awaiting_citation == 2  # the listing shown is not changed behind the app's back
+
+
 def test_a_value_no_contract_has_is_reported_not_guessed(sample_library):
     listing = sample_library.ask("Which contracts are governed by Texas law?").enumeration
     assert listing.documents == []
