@@ -3,12 +3,16 @@ evidence was found; an abstention looks different and offers the closest clauses
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from models.answer import Answer, Citation, Claim, section_name
 from models.enumeration import Enumeration
 from models.per_contract import PerContract
 from ui.state import conversation, library, open_in_viewer
+
+log = logging.getLogger(__name__)
 
 
 def chip_label(citation: Citation) -> str:
@@ -105,7 +109,7 @@ def show_enumeration(listing: Enumeration, turn: int) -> None:
     waiting = listing.awaiting_citation
     if waiting and st.button(
         f"Cite the other {waiting} contracts", key=f"cite-rest-{turn}", icon=":material/format_quote:",
-        help="Each listed contract's sentence is checked against its page and can be opened in the viewer (a second or so per 40 contracts).",
+        help="Each listed contract's sentence is checked against its page and can be opened in the viewer (about 4 s per hundred contracts).",
     ):
         _cite_rest(listing, turn)
     for note in listing.notes:
@@ -120,7 +124,13 @@ def _cite_rest(listing: Enumeration, turn: int) -> None:
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Checking each listed contract's evidence against its page: {done} of {total}")
 
-    conversation()[turn] = library().cite_listing(listing, progress)
+    try:
+        conversation()[turn] = library().cite_listing(listing, progress)
+    except Exception:  # never a traceback in the app; the listing stays as it was, the log keeps the details
+        log.exception("citing a listing failed")
+        bar.empty()
+        st.error("The other contracts could not be cited. The list is unchanged: try again, or check the log.")
+        return
     st.rerun()
 
 
