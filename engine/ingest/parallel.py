@@ -92,6 +92,11 @@ class ParserPool:
         exhausted = False
         shown = 0
 
+        def stored(index: int, name: str, data: bytes, parsed=None) -> IngestOutcome:
+            """The file at `index` embedded and stored, its progress told as that file's;
+            `parsed` hands over a parse made elsewhere (a worker's, or a lone retry)."""
+            return ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages, parse=parsed)
+
         def settle_twins() -> None:
             for index, (first, name, data) in list(twins.items()):
                 if first in outcomes:
@@ -99,7 +104,7 @@ class ParserPool:
                     if outcomes[first].status is IngestStatus.FAILED:  # failed the same way, not parsed again
                         finished[index] = outcomes[first].model_copy(update={"file_name": name})
                     else:
-                        finished[index] = ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages)
+                        finished[index] = stored(index, name, data)
 
         def fill() -> None:
             nonlocal exhausted
@@ -114,7 +119,7 @@ class ParserPool:
                     continue
                 doc_id = document_id(data)
                 if current_document(store, doc_id) is not None:  # nothing to parse: ingest_bytes says it is unchanged
-                    finished[index] = ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages)
+                    finished[index] = stored(index, name, data)
                 elif doc_id in first_of:
                     twins[index] = (first_of[doc_id], name, data)
                 else:
@@ -139,14 +144,11 @@ class ParserPool:
                 if isinstance(future.exception(), BrokenProcessPool):
                     broken.append((index, name, data))
                 else:
-                    finished[index] = ingest_bytes(
-                        store, embedder, data, name, parse.for_item(progress, index), max_pages, parse=lambda *_: future.result()
-                    )
+                    finished[index] = stored(index, name, data, parsed=lambda *_: future.result())
                     release_freed_memory()
             if broken and not parsing:  # a dead worker takes every parse in flight with it
                 for index, name, data in broken:
-                    parse_alone = partial(self._parse_alone, item=index)
-                    finished[index] = ingest_bytes(store, embedder, data, name, parse.for_item(progress, index), max_pages, parse=parse_alone)
+                    finished[index] = stored(index, name, data, parsed=partial(self._parse_alone, item=index))
                 broken.clear()
         self._relay(progress)
 
