@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.query.arms import KeywordArm, VectorArm, fuse
-from engine.query.scope import in_list
 from engine.settings import RetrievalSettings
-from engine.store.clause_store import ClauseStore
+from engine.store.clause_store import ClauseStore, in_list
 from models.plan import QueryPlan
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.store.clause_store import in_list
 from engine.store.graphcache import DocGraph
 from models.clause import Clause
 from models.plan import QueryPlan
@@ -38,11 +39,6 @@ class SearchScope:
         if self.allowed is not None:
             where += " AND " + in_list("clause_id", sorted(self.allowed) or ["-"])
         return where
-
-
-def in_list(column: str, values: list[str]) -> str:
-    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
-    return f"{column} IN ({quoted})"
 
 
 def similarities(graphs: list[DocGraph], vector: np.ndarray) -> dict[str, float]:

@@ -67,6 +67,11 @@ def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def in_list(column: str, values: Iterable[str]) -> str:
+    """A LanceDB filter: `column` is one of `values`."""
+    return f"{column} IN ({', '.join(_quote(v) for v in values)})"
+
+
 class ClauseStore:
     """Reads and writes the clause graph of every ingested contract."""
 
@@ -218,7 +223,7 @@ class ClauseStore:
     def fields(self, doc_ids: Sequence[str] | None = None) -> dict[str, tuple[str, ContractFields]]:
         """doc_id -> (extractor version, fields) for the given contracts (every stored one when
         none are given); only their rows are read and parsed."""
-        where = f"doc_id IN ({', '.join(_quote(d) for d in doc_ids)})" if doc_ids else None
+        where = in_list("doc_id", doc_ids) if doc_ids else None
         rows = self._tables["fields"].to_lance().to_table(columns=["doc_id", "extractor_version", "fields"], filter=where).to_pylist()
         return {row["doc_id"]: (row["extractor_version"], ContractFields.model_validate_json(row["fields"])) for row in rows}
 
@@ -288,7 +293,7 @@ class ClauseStore:
 
     def clauses_by_id(self, clause_ids: Sequence[str]) -> dict[str, Clause]:
         """clause_id -> clause for these clauses alone, in one read (no vectors)."""
-        rows = self._query("clauses", f"clause_id IN ({', '.join(_quote(c) for c in clause_ids)})", exclude=("vector", "embedding_model"))
+        rows = self._query("clauses", in_list("clause_id", clause_ids), exclude=("vector", "embedding_model"))
         return {row["clause_id"]: Clause(**row) for row in rows}
 
     def edges(self, doc_id: str) -> list[Edge]:
@@ -301,7 +306,7 @@ class ClauseStore:
     def pages_of(self, doc_ids: Sequence[str]) -> dict[str, list[PageWords]]:
         """doc_id -> its pages' words, in page order, for several documents in one scan."""
         found: dict[str, list[PageWords]] = {}
-        for row in self._query("pages", f"doc_id IN ({', '.join(_quote(d) for d in doc_ids)})"):
+        for row in self._query("pages", in_list("doc_id", doc_ids)):
             found.setdefault(row["doc_id"], []).append(PageWords(row))
         return {doc_id: sorted(pages, key=lambda p: p.page) for doc_id, pages in found.items()}
 
@@ -317,7 +322,7 @@ class ClauseStore:
         """What each of these documents' clause graph in memory is built from, read with one
         scan per table instead of five per document: a question over hundreds of contracts
         loads them all, and per-document reads each scan the whole table."""
-        where = f"doc_id IN ({', '.join(_quote(d) for d in doc_ids)})"
+        where = in_list("doc_id", doc_ids)
         parts = {doc_id: GraphParts() for doc_id in doc_ids}
         columns = [name for name in CLAUSES_SCHEMA.names if name != "embedding_model"]
         table = self._tables["clauses"].to_lance().to_table(columns=columns, filter=where)
