@@ -88,9 +88,8 @@ def cite_listed(
     are read in one go rather than contract by contract."""
     waiting = [(number, row) for number, row in enumerate(listing.documents, start=1) if row.awaiting_citation][:count]
     found_clauses = clauses([row.clause_id for _, row in waiting])
-    citer.prefetch([row.doc_id for _, row in waiting[:_PREFETCHED]])
     for done, (number, row) in enumerate(waiting, start=1):
-        if done % _PREFETCHED == 1 and done > 1:
+        if done % _PREFETCHED == 1:  # the pages of this row's block of contracts, in one read
             citer.prefetch([row.doc_id for _, row in waiting[done - 1 : done - 1 + _PREFETCHED]])
         found = found_clauses.get(row.clause_id)
         citation = citer.cite(found, row.quote) if found is not None else None
