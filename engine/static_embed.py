@@ -22,11 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.embed import DIMENSION, MODEL_NAME, Embedder, ProgressCallback, TextWindow, minilm_tokenizer, split_windows
-from engine.settings import PROJECT_ROOT
+from engine.embed import DIMENSION, MODEL_NAME, MODELS_DIR, Embedder, ProgressCallback, TextWindow, minilm_tokenizer, split_windows
 
 PARAMETERS = Path(__file__).with_name("static_embed.npz")
-TABLE_DIR = PROJECT_ROOT / "data" / "models"
+TABLE_DIR = MODELS_DIR
 _BATCH = 2048  # texts tokenised per call; progress is reported per batch
 
 

@@ -10,9 +10,9 @@ from engine.settings import PROJECT_ROOT
 from tests.conftest import MUTUAL_NDA
 
 
-def engine(*args: str) -> subprocess.CompletedProcess:
+def engine(*args: str, python_options: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "engine", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, *python_options, "-m", "engine", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
     )
 
 
@@ -92,6 +92,12 @@ def test_ask_prints_cited_answers_abstentions_and_the_format_json(tmp_path):
         "more": False,  # it states the answer; quotes folded as more evidence say "more": true
     }
     assert output["context"][0]["page"] == 2
+
+    # A process that only asks embeds the question with the ONNX export: torch is never imported.
+    timed = engine("ask", "--db", db, "Which law governs this agreement?", python_options=("-X", "importtime"))
+    imported = {line.rsplit("|", 1)[1].strip() for line in timed.stderr.splitlines() if line.startswith("import time:")}
+    assert timed.returncode == 0 and {"onnxruntime", "lancedb", "engine.query.retriever"} <= imported
+    assert not {"torch", "transformers", "sentence_transformers"} & imported
 
     result = engine("ask", "--db", db, "Must source code be deposited in escrow?")
     assert result.returncode == 0

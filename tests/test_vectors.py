@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.embed import MODEL_NAME, Embedder
+from engine import minilm_onnx
+from engine.embed import MAX_TOKENS, MODEL_NAME, ONNX_PATH, Embedder, model_dir
 from engine.service import Library
 from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
 from models.document import IngestStatus
@@ -21,6 +22,30 @@ def quick_library(tmp_path):
     assert library.settings.ingest.vectors == "progressive"
     assert library.ingest_file(MUTUAL_NDA).status is IngestStatus.INGESTED
     return library
+
+
+QUESTIONS = [
+    "Which law governs this agreement?",
+    "non-compete?",
+    "If we are acquired, does the other side have to agree before the contract passes to the buyer? " * 12,  # past 256 tokens
+]
+
+
+def test_questions_are_embedded_by_the_onnx_export_as_sentence_transformers_embeds_them():
+    """Stored vectors come from sentence-transformers, questions from the export: one space."""
+    embedder = Embedder()
+    network = embedder.question_network()
+    assert network is not None and ONNX_PATH.is_file()
+    assert np.abs(network.encode(QUESTIONS) - embedder.encode(QUESTIONS)).max() < minilm_onnx.TOLERANCE
+    assert np.array_equal(embedder.encode_question(QUESTIONS[0]), network.encode(QUESTIONS[:1])[0])
+
+
+def test_an_export_that_does_not_give_the_same_vectors_is_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(minilm_onnx, "TOLERANCE", 0.0)  # float noise (about 1e-7) now counts as a mismatch
+    target = tmp_path / "minilm.onnx"
+    with pytest.raises(minilm_onnx.ExportMismatch, match="differs from sentence-transformers"):
+        minilm_onnx.export(Embedder()._load(), target, model_dir(), MAX_TOKENS)
+    assert list(tmp_path.iterdir()) == []  # neither the file nor a partial one
 
 
 def test_windows_are_cut_alike_by_both_embedders(gcloud):
