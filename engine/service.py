@@ -24,10 +24,13 @@ from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, o
 from engine.memory import limit_arenas
 from engine.pipeline import CountProgress, QueryEngine
 from engine.query.retriever import Retriever
+from engine.review.cells import CellFiller
+from engine.review.desk import ReviewDesk
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
 from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph, GraphCache
+from engine.store.grid_table import GridTable
 from engine.vectors import VectorStatus, VectorWorker
 from engine.views.export import conversation_markdown
 from engine.views.graph_layout import GraphLayout, joining_path, layout
@@ -97,6 +100,8 @@ class Library:
         self.retriever = Retriever(self.store, self.embedder, self.graphs)
         self.citer = Citer(self.store)
         self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer), StoredFields(self.store, self.graph), self.settings)
+        # the review grid and playbook reviews: the same pipeline, asked of every contract (engine/review/)
+        self.reviews = ReviewDesk(GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents)
         self.llm_spec = LLMSpec()
 
     def _check_embedding(self) -> None:

@@ -56,14 +56,14 @@ def renewal_in(sentences: list[Span]) -> tuple[Clause, int, int, str] | None:
         renewal = _RENEWAL_PERIOD.search(sentence)
         if renewal is None or not _RENEWS.search(sentence):
             continue
-        period = "1 year" if _YEARLY.search(sentence) else _period_after(sentence, renewal.start())
+        period = "1 year" if _YEARLY.search(sentence) else period_after(sentence, renewal.start())
         if period is not None:
             successive = re.search(r"\b(?:successive|consecutive)\b", sentence, re.I)
             return *span, f"successive {period}" if successive else period
     return None
 
 
-def _period_after(sentence: str, position: int) -> str | None:
+def period_after(sentence: str, position: int) -> str | None:
     """The first "one (1) year" / "12 months" / "thirty day" length from a position, as "1 year"."""
     for match in _PERIOD.finditer(sentence, max(0, position - 40)):
         count = match.group("digits") or match.group("bare")

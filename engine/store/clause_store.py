@@ -102,7 +102,7 @@ class ClauseStore:
         if found == SCHEMA_VERSION:
             return
         existing = set(self._db.list_tables().tables)
-        for name, schema in SCHEMAS.items():  # a new store: every table; version 1: the fields table
+        for name, schema in SCHEMAS.items():  # a new store: every table; 1: the fields table and on; 2: the grid's
             if name not in existing:  # (Library.contract_fields fills it from each contract's clauses)
                 self._db.create_table(name, schema=schema)
         if found == 1:  # version 1 kept its version in the documents table's schema, store.json has it now

@@ -9,6 +9,8 @@
 - edges: PARENT_OF, DEFINES, REFERENCES (unresolved references with an empty dst).
 - pages: each page's text and word boxes, so a quote maps to rectangles for highlighting.
 - fields: each contract's governing law and clause categories, for corpus-wide questions.
+- grid_columns, grid_cells: the review grid kept with the store (engine/store/grid_table.py):
+  its questions in order, and each contract's answer to each.
 
 Changing a schema changes what an existing store holds: bump SCHEMA_VERSION (version.py)
 and teach ClauseStore._upgrade the step.
@@ -113,6 +115,21 @@ FIELDS_SCHEMA = pa.schema(
     ]
 )
 
+GRID_COLUMNS_SCHEMA = pa.schema(
+    [
+        ("column_id", pa.string()),  # the column's id
+        ("position", pa.int32()),  # left to right
+        ("spec", pa.string()),  # JSON: GridColumn
+    ]
+)
+GRID_CELLS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("column_id", pa.string()),
+        ("cell", pa.string()),  # JSON: GridCell, its citations included
+    ]
+)
+
 SCHEMAS = {
     "documents": DOCUMENTS_SCHEMA,
     "clauses": CLAUSES_SCHEMA,
@@ -120,5 +137,7 @@ SCHEMAS = {
     "edges": EDGES_SCHEMA,
     "pages": PAGES_SCHEMA,
     "fields": FIELDS_SCHEMA,
+    "grid_columns": GRID_COLUMNS_SCHEMA,
+    "grid_cells": GRID_CELLS_SCHEMA,
 }
-CHILD_TABLES = ("clauses", "windows", "edges", "pages", "fields")
+CHILD_TABLES = ("clauses", "windows", "edges", "pages", "fields", "grid_cells")  # rows that belong to one document

@@ -5,7 +5,8 @@ written into the documents table's schema metadata, no store.json. Version 2 add
 table (each contract's governing law and clause categories, for corpus-wide questions) and
 keeps the version in store.json, outside the tables, so that a later layout can record itself
 there whatever its tables are, and this version, opening it, says so instead of taking it for
-an empty store or damaging it.
+an empty store or damaging it. Version 3 adds the review grid's tables (grid_columns,
+grid_cells); an older store gets them, empty, when it is opened.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from engine.errors import ClausegraphError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MANIFEST_FILE = "store.json"
 
 

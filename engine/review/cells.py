@@ -1,0 +1,108 @@
+"""One contract's answer to one grid column: from its stored fields when they hold it, else
+from the one question pipeline, asked of that contract alone.
+
+The fields come first because they are already there (read at ingest, each value with its
+sentence) and, for the clause categories they flag, they are the clause-presence model's
+contract-level call, which is what a review needs; a retrieval answers "what does the best
+clause say", not "is there such a clause". When the fields do not show the topic, the question
+is asked, and its abstention decision says whether the contract answers it. Every citation is
+made by the Citer, so every quote is checked against the contract's text and pages.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from engine.fields.stored import StoredFields
+from engine.pipeline import QueryEngine
+from engine.review.lengths import length_in
+from engine.review.topics import TOPICS, Reads, Topic
+from models.answer import Answer, Citation, section_name
+from models.fields import ContractFields, FieldValue
+from models.review import GridCell, GridColumn, Source
+
+SHORT_ANSWER = 240  # characters of a sentence shown in a cell; the citation holds the whole quote
+EVIDENCE_CITED = 2  # quotes kept per cell
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SHORT_ANSWER else text[: SHORT_ANSWER - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _where(value: FieldValue) -> str:
+    return f"{section_name(value.ref)}, page {value.page}"
+
+
+class CellFiller:
+    def __init__(self, engine: QueryEngine, fields: StoredFields) -> None:
+        self.engine = engine
+        self.fields = fields
+
+    def fill(self, column: GridColumn, doc_id: str) -> GridCell:
+        topic = TOPICS.get(column.topic) if column.topic else None
+        if topic is not None:
+            cell = self._from_fields(topic, column, self.fields.of([doc_id])[0])
+            if cell is not None:
+                return cell
+        return self._asked(column, doc_id, topic)
+
+    # ---------------------------------------------------------------- the stored fields
+
+    def _from_fields(self, topic: Topic, column: GridColumn, fields: ContractFields) -> GridCell | None:
+        value = getattr(fields, topic.field) if topic.field else None
+        if value is not None:
+            citations = self._cite([value])
+            if citations:
+                why = f"Read from {_where(value)} when the contract was ingested."
+                return self._cell(fields.doc_id, column, Source.FIELD, value.value, why, citations)
+        presence = fields.presence.get(topic.category) if topic.category else None
+        if presence is not None and presence.present and presence.evidence:
+            citations = self._cite(presence.evidence[:EVIDENCE_CITED])
+            if citations:
+                first = presence.evidence[0]
+                answer = _short(first.quote)
+                if topic.reads is Reads.LENGTH and (length := length_in(first.quote)) is not None:
+                    answer = f"{length}: {answer}"
+                why = f"The clause model finds a {topic.label.lower()} clause in {_where(first)}."
+                return self._cell(fields.doc_id, column, Source.CLAUSE_MODEL, answer, why, citations)
+        return None
+
+    def _cite(self, values: list[FieldValue]) -> list[Citation]:
+        citations = []
+        for value in values:
+            clause = self.engine.clause(value.clause_id)
+            citation = self.engine.answerer.citer.cite(clause, value.quote) if clause is not None else None
+            if citation is not None:
+                citations.append(citation.model_copy(update={"number": len(citations) + 1}))
+        return citations
+
+    # ---------------------------------------------------------------- the question pipeline
+
+    def _asked(self, column: GridColumn, doc_id: str, topic: Topic | None) -> GridCell:
+        result = self.engine.run(column.question, [doc_id], cite_all=True)
+        answer = result.answer
+        if answer is None or answer.abstained or not answer.citations:
+            searched = f" and the clause model's “{topic.category}” category" if topic and topic.category else ""
+            closest = f" The closest clause was {section_name(answer.closest[0].ref)}." if answer is not None and answer.closest else ""
+            why = f"Not found: searched the contract for “{column.question}”{searched}.{closest}"
+            return GridCell(doc_id=doc_id, column=column.id, found=False, why=why, made_at=datetime.now(UTC))
+        stating = _stating_citations(answer)[:EVIDENCE_CITED]
+        text = _short(stating[0].quote)
+        if topic is not None and topic.reads is Reads.LENGTH and (length := length_in(stating[0].quote)) is not None:
+            text = f"{length}: {text}"
+        why = f"Answered by searching the contract: {section_name(stating[0].ref)}, page {stating[0].page}."
+        return self._cell(doc_id, column, Source.SEARCH, text, why, stating)
+
+    @staticmethod
+    def _cell(doc_id: str, column: GridColumn, source: Source, answer: str, why: str, citations: list[Citation]) -> GridCell:
+        return GridCell(
+            doc_id=doc_id, column=column.id, found=True, source=source, answer=answer, why=why, citations=citations, made_at=datetime.now(UTC)
+        )
+
+
+def _stating_citations(answer: Answer) -> list[Citation]:
+    """The answer's citations that state it, in its order, renumbered from 1."""
+    folded = answer.more_evidence
+    stating = [c for c in answer.citations if c.number not in folded] or answer.citations
+    return [c.model_copy(update={"number": n}) for n, c in enumerate(stating, start=1)]

@@ -1,0 +1,122 @@
+"""The review grid and the playbook review over one store, for the service, the pages and the CLI.
+
+Both are consumers of the one question pipeline: a grid cell is a topic read from the
+contract's fields or a question asked of one contract (cells.py), and a review verdict is a
+playbook rule applied to the cell on its topic (judge.py). The grid is kept with the store
+(engine/store/grid_table.py) and each cell is written as soon as it is filled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from engine.errors import ClausegraphError
+from engine.review.cells import CellFiller
+from engine.review.judge import judge
+from engine.review.topics import TOPICS
+from engine.store.grid_table import GridTable
+from models.document import Document
+from models.review import ContractReview, Grid, GridCell, GridColumn, GridRow, Playbook, Review
+
+Progress = Callable[[int, int], None]  # (cells done, cells in all)
+
+
+def preset_columns() -> list[GridColumn]:
+    """A column for every topic, in the topics' order."""
+    return [topic_column(topic_id) for topic_id in TOPICS]
+
+
+def topic_column(topic_id: str) -> GridColumn:
+    topic = TOPICS[topic_id]
+    return GridColumn(id=topic.id, label=topic.label, question=topic.question, topic=topic.id)
+
+
+def question_column(question: str, label: str | None = None) -> GridColumn:
+    """A column for the user's own question; the same words make the same column."""
+    words = " ".join(question.split())
+    if not words:
+        raise ClausegraphError("a grid column needs a question")
+    digest = hashlib.sha256(words.lower().encode()).hexdigest()[:10]
+    return GridColumn(id=f"q-{digest}", label=label or words, question=words)
+
+
+class ReviewDesk:
+    def __init__(self, table: GridTable, filler: CellFiller, documents: Callable[[], list[Document]]) -> None:
+        self.table = table
+        self.filler = filler
+        self.documents = documents
+
+    # ---------------------------------------------------------------- the grid
+
+    def columns(self) -> list[GridColumn]:
+        return self.table.columns()
+
+    def set_columns(self, columns: list[GridColumn]) -> list[GridColumn]:
+        """Keep these columns in this order (a column's cells stay while it does)."""
+        distinct = list({c.id: c for c in columns}.values())
+        self.table.set_columns(distinct)
+        return distinct
+
+    def add_column(self, column: GridColumn) -> list[GridColumn]:
+        columns = self.columns()
+        return columns if any(c.id == column.id for c in columns) else self.set_columns([*columns, column])
+
+    def remove_column(self, column_id: str) -> list[GridColumn]:
+        return self.set_columns([c for c in self.columns() if c.id != column_id])
+
+    def grid(self, doc_ids: list[str] | None = None) -> Grid:
+        """The kept grid over these contracts (all when None), cells not filled yet absent."""
+        documents = self._scope(doc_ids)
+        cells: dict[str, dict[str, GridCell]] = {d.doc_id: {} for d in documents}
+        columns = self.columns()
+        shown = {c.id for c in columns}
+        for cell in self.table.cells([d.doc_id for d in documents]):
+            if cell.column in shown and cell.doc_id in cells:
+                cells[cell.doc_id][cell.column] = cell
+        return Grid(columns=columns, rows=[GridRow(doc_id=d.doc_id, file=d.file_name, cells=cells[d.doc_id]) for d in documents])
+
+    def fill(self, doc_ids: list[str] | None = None, rerun: str | None = None, on_progress: Progress | None = None) -> Grid:
+        """Fill the cells not filled yet (and every cell of column `rerun`), writing each
+        contract's row as it is done, so an interruption loses at most one row."""
+        if rerun is not None:
+            self.table.clear(rerun)
+        grid = self.grid(doc_ids)
+        todo = [(row, column) for row in grid.rows for column in grid.columns if column.id not in row.cells]
+        done = 0
+        for row in grid.rows:
+            filled = [self.filler.fill(column, row.doc_id) for r, column in todo if r is row]
+            self.table.put(filled)
+            row.cells.update({cell.column: cell for cell in filled})
+            done += len(filled)
+            if on_progress is not None and filled:
+                on_progress(done, len(todo))
+        return grid
+
+    # ---------------------------------------------------------------- the review
+
+    def review(self, playbook: Playbook, doc_ids: list[str] | None = None, on_progress: Progress | None = None) -> Review:
+        """Each contract judged rule by rule. A rule's topic is read as the grid's preset
+        column reads it; cells the grid already holds for it are reused."""
+        documents = self._scope(doc_ids)
+        kept = {(c.doc_id, c.column): c for c in self.table.cells([d.doc_id for d in documents])}
+        total, done = len(documents) * len(playbook.rules), 0
+        contracts = []
+        for document in documents:
+            verdicts = []
+            for rule in playbook.rules:
+                cell = kept.get((document.doc_id, rule.topic)) or self.filler.fill(topic_column(rule.topic), document.doc_id)
+                kept[(document.doc_id, rule.topic)] = cell
+                verdicts.append(judge(rule, TOPICS[rule.topic], cell))
+                done += 1
+                if on_progress is not None:
+                    on_progress(done, total)
+            contracts.append(ContractReview(doc_id=document.doc_id, file=document.file_name, verdicts=verdicts))
+        return Review(playbook=playbook.name, rules=playbook.rules, contracts=contracts)
+
+    def _scope(self, doc_ids: list[str] | None) -> list[Document]:
+        documents = sorted(self.documents(), key=lambda d: (d.file_name, d.doc_id))
+        if doc_ids is None:
+            return documents
+        wanted = set(doc_ids)
+        return [d for d in documents if d.doc_id in wanted]
