@@ -1,4 +1,4 @@
-"""The command line: ingest, list, show and delete contracts; ask and evaluate.
+"""The command line: ingest, list, show and delete contracts; ask and evaluate; grid and review.
 
     python -m engine ingest [--db DIR] [--no-wait] PATH...
     python -m engine list [--db DIR] [--json]
@@ -6,6 +6,8 @@
     python -m engine delete DOC [--db DIR]
     python -m engine ask [--db DIR] [--doc DOC ...] [--llm SPEC] [--json] QUESTION
     python -m engine eval --questions FILE --out FILE [--mode] [--llm SPEC] [--no-answer]
+    python -m engine grid [--db DIR] [--doc DOC ...] [--json] [QUESTION ...]
+    python -m engine review [--db DIR] [--playbook FILE] [--doc DOC ...] [--json]
 
 Every command takes --preset NAME (engine/presets/NAME.json; default: default).
 
@@ -17,6 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import ClausegraphError
@@ -69,6 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--llm", default="none", help="none (extractive answer), ollama:MODEL or openai:URL#MODEL")
     ask.add_argument("--mode", default="graph", choices=["keyword", "vector", "hybrid", "graph"])
     ask.add_argument("--json", action="store_true", help="print the harness output object (../shared/bench/FORMAT.md)")
+
+    grid = commands.add_parser("grid", parents=[common], help="ask the same questions of every contract: a review grid")
+    grid.add_argument("questions", nargs="*", metavar="QUESTION", help="a question, or a preset topic id (governing_law, liability_cap, ...); default: the grid the app keeps, else every preset")
+    grid.add_argument("--doc", action="append", metavar="DOC", help="a contract in scope; repeat for more; default all")
+    grid.add_argument("--json", action="store_true", help="print JSON")
+
+    review = commands.add_parser("review", parents=[common], help="judge contracts against a playbook: green, amber, red")
+    review.add_argument("--playbook", metavar="FILE", type=Path, help="a playbook YAML file (default: data/playbooks/default.yaml)")
+    review.add_argument("--doc", action="append", metavar="DOC", help="a contract in scope; repeat for more; default all")
+    review.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -276,8 +290,51 @@ def _ask(library, args) -> int:
     return 0
 
 
+def _grid(library, args) -> int:
+    from engine.review.desk import preset_columns, question_column, topic_column
+    from engine.review.topics import TOPICS
+    from engine.views.review_text import grid_json, render_grid
+
+    if args.questions:
+        columns = [topic_column(q) if q in TOPICS else question_column(q) for q in args.questions]
+    else:
+        columns = library.reviews.columns() or preset_columns()
+    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    with _counting("cells") as progress:
+        grid = library.reviews.fill(doc_ids, on_progress=progress, columns=columns)
+    print(json.dumps(grid_json(grid), indent=2, ensure_ascii=False) if args.json else render_grid(grid))
+    return 0
+
+
+def _review(library, args) -> int:
+    from engine.review.playbook import load_playbook
+    from engine.views.review_text import render_review, review_json
+
+    playbook = load_playbook(args.playbook)
+    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    with _counting("verdicts") as progress:
+        review = library.reviews.review(playbook, doc_ids, on_progress=progress)
+    print(json.dumps(review_json(review), indent=2, ensure_ascii=False) if args.json else render_review(review))
+    return 0
+
+
+@contextmanager
+def _counting(unit: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr for a long grid or review (none when stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    with tqdm(unit=f" {unit}", file=sys.stderr, disable=not sys.stderr.isatty(), leave=False) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        yield progress
+
+
 def _drafting(text: str) -> None:
     print(f"\rdrafting… {len(text)} characters", end="", file=sys.stderr, flush=True)
 
 
-_COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "delete": _delete, "eval": _eval, "ask": _ask}
+_COMMANDS = {
+    "ingest": _ingest, "list": _list, "show": _show, "delete": _delete, "eval": _eval, "ask": _ask, "grid": _grid, "review": _review,
+}

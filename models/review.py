@@ -184,6 +184,7 @@ class Verdict(BaseModel):
     severity: Severity
     status: Status
     found: bool = Field(description="whether the contract has a clause on the rule's topic")
+    source: Source | None = Field(default=None, description="where the topic was found; None when it was not")
     value: str = Field(default="", description="what the contract says, shortly: a field value, a length, or its sentence")
     why: str = Field(description="why this status: the standard and what the contract says, or what was searched")
     citations: list[Citation] = Field(default_factory=list)

@@ -106,3 +106,34 @@ def test_ask_prints_cited_answers_abstentions_and_the_format_json(tmp_path):
 
     result = engine("ask", "--db", db, "--llm", "gpt4", "Which law governs this agreement?")
     assert result.returncode == 1 and result.stderr.startswith("error: unknown model backend") and "Traceback" not in result.stderr
+
+
+def test_grid_and_review_print_cited_json_and_a_bad_playbook_gets_its_message(tmp_path):
+    db = str(tmp_path / "store")
+    assert engine("ingest", "--db", db, str(MUTUAL_NDA)).returncode == 0
+
+    result = engine("grid", "--db", db, "--json", "governing_law", "Which law governs this agreement?")
+    assert result.returncode == 0, result.stderr
+    grid = json.loads(result.stdout)
+    assert grid["questions"] == ["Which law governs this agreement?"] * 2  # the preset topic asks it in these words too
+    [row] = grid["rows"]
+    preset, free = row["cells"]
+    assert row["file"] == MUTUAL_NDA.name and (preset["column"], free["column"][:2]) == ("governing_law", "q-")
+    assert (preset["answer"], preset["abstained"]) == ("England and Wales", False)  # the contract's field
+    assert free["abstained"] is False and free["answer"].startswith("This Agreement is governed by")  # the pipeline's answer
+    for cell in (preset, free):
+        assert (cell["citations"][0]["page"], cell["citations"][0]["ref"]) == (2, "10")
+
+    result = engine("review", "--db", db, "--json")
+    review = json.loads(result.stdout)
+    assert review["playbook"] == "Default buyer playbook"
+    verdicts = {v["rule"]: v for v in review["contracts"][0]["verdicts"]}
+    assert (verdicts["governing_law"]["status"], verdicts["governing_law"]["found"]) == ("red", True)
+    assert verdicts["governing_law"]["citations"][0]["page"] == 2
+    assert all(v["status"] in ("green", "amber", "red") and v["why"] for v in verdicts.values())
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: Mine\nrules:\n  - id: cap\n    topic: liability_cap\n    expect: requird\n")
+    result = engine("review", "--db", db, "--playbook", str(bad))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {bad} has a problem:\n- rule 'cap', field `expect`: Input should be")

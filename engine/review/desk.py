@@ -65,28 +65,36 @@ class ReviewDesk:
     def remove_column(self, column_id: str) -> list[GridColumn]:
         return self.set_columns([c for c in self.columns() if c.id != column_id])
 
-    def grid(self, doc_ids: list[str] | None = None) -> Grid:
-        """The kept grid over these contracts (all when None), cells not filled yet absent."""
+    def grid(self, doc_ids: list[str] | None = None, columns: list[GridColumn] | None = None) -> Grid:
+        """The kept grid over these contracts (all when None), cells not filled yet absent;
+        with `columns`, those columns instead of the kept ones, with the cells kept for them."""
         documents = self._scope(doc_ids)
         cells: dict[str, dict[str, GridCell]] = {d.doc_id: {} for d in documents}
-        columns = self.columns()
+        columns = columns if columns is not None else self.columns()
         shown = {c.id for c in columns}
         for cell in self.table.cells([d.doc_id for d in documents]):
             if cell.column in shown and cell.doc_id in cells:
                 cells[cell.doc_id][cell.column] = cell
         return Grid(columns=columns, rows=[GridRow(doc_id=d.doc_id, file=d.file_name, cells=cells[d.doc_id]) for d in documents])
 
-    def fill(self, doc_ids: list[str] | None = None, rerun: str | None = None, on_progress: Progress | None = None) -> Grid:
-        """Fill the cells not filled yet (and every cell of column `rerun`), writing each
-        contract's row as it is done, so an interruption loses at most one row."""
+    def fill(
+        self, doc_ids: list[str] | None = None, rerun: str | None = None, on_progress: Progress | None = None,
+        columns: list[GridColumn] | None = None,
+    ) -> Grid:
+        """Fill the kept grid's cells not filled yet (and every cell of column `rerun`), writing
+        each contract's row as it is done, so an interruption loses at most one row. With
+        `columns` (the command line's questions), answer those instead, reusing cells the grid
+        keeps for them but keeping none of the new ones."""
         if rerun is not None:
             self.table.clear(rerun)
-        grid = self.grid(doc_ids)
+        keep = columns is None
+        grid = self.grid(doc_ids, columns)
         todo = [(row, column) for row in grid.rows for column in grid.columns if column.id not in row.cells]
         done = 0
         for row in grid.rows:
             filled = [self.filler.fill(column, row.doc_id) for r, column in todo if r is row]
-            self.table.put(filled)
+            if keep:
+                self.table.put(filled)
             row.cells.update({cell.column: cell for cell in filled})
             done += len(filled)
             if on_progress is not None and filled:

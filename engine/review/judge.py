@@ -83,6 +83,7 @@ def _compared(rule: Rule, length: Length) -> Status:
 
 def _verdict(rule: Rule, cell: GridCell, status: Status, value: str, why: str) -> Verdict:
     return Verdict(
-        rule=rule.id, topic=rule.topic, severity=rule.severity, status=status, found=cell.found, value=value, why=why,
+        rule=rule.id, topic=rule.topic, severity=rule.severity, status=status, found=cell.found,
+        source=cell.source if cell.found else None, value=value, why=why,
         citations=cell.citations,
     )

@@ -1,0 +1,89 @@
+"""The review grid and the playbook review over the sample contracts (issue 19)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.review.desk import preset_columns, question_column, topic_column
+from engine.review.playbook import load_playbook
+from engine.service import Library
+from models.review import Source, Status
+from tests.conftest import MUTUAL_NDA
+
+LAW_QUOTE = "This Agreement is governed by, and is to be construed in accordance with, English law"  # as the field keeps it
+TERM_QUESTION = "How long do the confidentiality obligations last?"
+
+
+@pytest.fixture
+def grid_library(sample_library):
+    """The sample store with an empty grid before and after the test (the store is shared)."""
+    sample_library.reviews.set_columns([])
+    yield sample_library
+    sample_library.reviews.set_columns([])
+
+
+def _verbatim(library: Library, citations) -> bool:
+    return all(citation.quote in library.engine.clause(citation.clause_id).text for citation in citations)
+
+
+def test_a_grid_answers_every_contract_and_is_kept_with_the_store(grid_library):
+    library = grid_library
+    nda = library.find(MUTUAL_NDA.name).doc_id
+    library.reviews.set_columns([topic_column("governing_law"), question_column(TERM_QUESTION)])
+    seen = []
+    grid = library.reviews.fill(on_progress=lambda done, total: seen.append((done, total)))
+
+    assert [c.id for c in grid.columns][0] == "governing_law" and len(grid.rows) == 3
+    assert seen[-1] == (6, 6)  # progress per contract row, over every cell
+    law = grid.cell(nda, "governing_law")
+    assert (law.found, law.source, law.answer) == (True, Source.FIELD, "England and Wales")
+    assert (law.citations[0].page, law.citations[0].ref, law.citations[0].quote) == (2, "10", LAW_QUOTE)
+    for row in grid.rows:
+        for cell in row.cells.values():
+            assert _verbatim(library, cell.citations)
+            assert cell.found or (not cell.citations and cell.why.startswith("Not found: searched the contract for"))
+
+    reopened = Library(library.settings.store_dir).reviews.grid()  # another session of the app sees it
+    assert reopened.columns == grid.columns and reopened.cell(nda, "governing_law") == law
+    assert reopened.missing == 0
+
+
+def test_a_column_is_rerun_or_removed_with_its_cells(grid_library):
+    library = grid_library
+    nda = library.find(MUTUAL_NDA.name).doc_id
+    library.reviews.set_columns([topic_column("governing_law"), topic_column("insurance")])
+    first = library.reviews.fill([nda]).cell(nda, "insurance")
+    again = library.reviews.fill([nda], rerun="insurance").cell(nda, "insurance")
+    assert again.made_at > first.made_at and again.model_dump(exclude={"made_at"}) == first.model_dump(exclude={"made_at"})
+
+    library.reviews.remove_column("insurance")
+    assert [c.id for c in library.reviews.columns()] == ["governing_law"]
+    assert library.store.table("grid_cells").count_rows("column_id = 'insurance'") == 0
+    assert library.reviews.grid([nda]).cell(nda, "governing_law") is not None
+
+
+def test_the_command_line_grid_keeps_nothing(grid_library):
+    library = grid_library
+    grid = library.reviews.fill(columns=preset_columns()[:2])
+    assert len(grid.columns) == 2 and grid.missing == 0
+    assert library.store.table("grid_cells").count_rows() == 0 and library.reviews.columns() == []
+
+
+def test_the_default_playbook_flags_english_law_red_with_its_clause(grid_library):
+    library = grid_library
+    nda = library.find(MUTUAL_NDA.name).doc_id
+    review = library.reviews.review(load_playbook(), [nda])
+    [contract] = review.contracts
+    assert [v.rule for v in contract.verdicts] == [rule.id for rule in load_playbook().rules]
+    law = next(v for v in contract.verdicts if v.rule == "governing_law")
+    assert (law.status, law.found, law.value) == (Status.RED, True, "England and Wales")
+    assert law.why == "England and Wales: not accepted; the playbook accepts New York or Delaware."
+    assert (law.citations[0].page, law.citations[0].quote) == (2, LAW_QUOTE)
+    for verdict in contract.verdicts:
+        assert _verdict_explained(verdict)
+        assert _verbatim(library, verdict.citations)
+
+
+def _verdict_explained(verdict) -> bool:
+    """A found topic cites the clause that decided it; a missing one says what was searched."""
+    return bool(verdict.citations) if verdict.found else "searched the contract for" in verdict.why
