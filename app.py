@@ -164,6 +164,8 @@ navigation = st.navigation(
         st.Page("pages/viewer.py", title="Viewer", icon=":material/picture_as_pdf:"),
         st.Page("pages/search.py", title="Search", icon=":material/search:"),
         st.Page("pages/graph.py", title="Clause graph", icon=":material/hub:"),
+        st.Page("pages/grid.py", title="Review grid", icon=":material/table_view:"),
+        st.Page("pages/review.py", title="Playbook review", icon=":material/fact_check:"),
         st.Page("pages/corpus.py", title="Corpus", icon=":material/bar_chart:"),
         st.Page("pages/contract.py", title="Contract structure", icon=":material/account_tree:"),
         st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),

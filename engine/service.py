@@ -25,7 +25,8 @@ from engine.memory import limit_arenas
 from engine.pipeline import CountProgress, QueryEngine
 from engine.query.retriever import Retriever
 from engine.review.cells import CellFiller
-from engine.review.desk import ReviewDesk
+from engine.review.desk import ReviewDesk, preset_columns, question_column, topic_column
+from engine.review.playbook import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
 from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
 from engine.store.clause_store import ClauseStore
@@ -35,6 +36,7 @@ from engine.vectors import VectorStatus, VectorWorker
 from engine.views.export import conversation_markdown
 from engine.views.graph_layout import GraphLayout, joining_path, layout
 from engine.views.page_image import PageImage, render_page
+from engine.views.review_export import grid_csv, grid_xlsx, review_csv, review_markdown
 from models.answer import Citation, Rect, SearchHit
 from models.clause import Clause
 from models.document import Document, DocumentDetail, IngestOutcome, IngestStatus
@@ -54,6 +56,9 @@ _MB = 1024 * 1024
 __all__ = [
     "Backend", "GraphLayout", "GraphView", "LLMSpec", "Library", "Progress", "ProgressCallback", "Stage",
     "conversation_markdown", "expand_paths", "ollama_host", "presets",
+    # the review grid and the playbook review (engine/review/), and their exports
+    "DEFAULT_PLAYBOOK", "PlaybookError", "dump_playbook", "grid_csv", "grid_xlsx", "load_playbook", "parse_playbook",
+    "preset_columns", "question_column", "review_csv", "review_markdown", "topic_column",
 ]
 
 

@@ -262,3 +262,75 @@ def test_a_question_over_several_contracts_is_answered_for_each(app_on, sample_l
     assert at.title[0].value == "Viewer"
     captions = [picture.caption for image in at.get("image") for picture in image.proto.imgs]
     assert captions[0].startswith(f"{HIGHWAYS_NDA.name} — page 7 of ")
+
+
+@pytest.fixture
+def empty_grid(sample_library):
+    """The shared sample store with no grid before and after (the grid is kept in the store)."""
+    sample_library.reviews.set_columns([])
+    yield sample_library
+    sample_library.reviews.set_columns([])
+
+
+def test_the_review_grid_fills_cited_cells_that_open_the_viewer_and_are_kept(app_on, empty_grid):
+    at = app_on(empty_grid.settings.store_dir)
+    at.switch_page("pages/grid.py").run()
+    assert not at.exception, at.exception
+    assert at.info[0].value.startswith("Choose the grid's columns above")
+    columns = next(m for m in at.multiselect if m.label == "Columns")
+    columns.set_value(["Governing law", "Insurance"]).run()
+    at.text_input(key="grid_new_question").input("How long do the confidentiality obligations last?").run()
+    at.button(key="grid_add").click().run()
+    assert [c.label for c in empty_grid.reviews.columns()] == ["Governing law", "Insurance", "How long do the confidentiality obligations last?"]
+
+    at.button(key="grid_fill").click().run()
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    nda = table[table["Contract"] == MUTUAL_NDA.name].iloc[0]
+    assert nda["Governing law"] == "England and Wales" and nda["Insurance"] == "— not found"  # not found reads differently
+    assert table[table["Contract"] == GCLOUD.name].iloc[0]["Insurance"].startswith("The Supplier will have employer’s liability insurance")
+    assert any(c.value == "9 of 9 cells filled · 7 found · 2 not found" for c in at.caption)
+    assert {b.label for b in at.get("download_button")} == {"Export CSV", "Export XLSX"}
+
+    at.selectbox(key="grid_cell_contract").select(GCLOUD.name).run()
+    at.selectbox(key="grid_cell_column").select("Insurance").run()
+    assert any(c.value.startswith("The clause model finds a clause on insurance in Section 8.32, page 21") for c in at.caption)
+    chip = at.button(key="grid_cite_0")
+    assert chip.label == f"[1] Section 8.32 · p. 21 · {GCLOUD.name}"
+    chip.click().run()
+    assert at.title[0].value == "Viewer" and any("Section 8.32 · page 21" in m.value for m in at.markdown)
+
+    reopened = app_on(empty_grid.settings.store_dir)  # a new session: the grid is kept with the library
+    reopened.switch_page("pages/grid.py").run()
+    assert reopened.dataframe[0].value.equals(table)
+
+
+def test_the_playbook_review_flags_a_red_finding_that_opens_its_evidence(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/review.py").run()
+    assert not at.exception, at.exception
+    assert at.radio(key="review_source").value == "Default"
+    at.button(key="review_run").click().run()
+    assert not at.exception, at.exception
+    assert at.subheader[0].value == "3 contracts × 11 rules" and len(at.get("plotly_chart")) == 1
+    at.selectbox(key="review_contract").select(MUTUAL_NDA.name).run()
+    law = next(e for e in at.expander if e.label == "RED · governing_law (high)")
+    assert law.markdown[0].value == "England and Wales: not accepted; the playbook accepts New York or Delaware."
+    chip = at.button(key="review_cite_governing_law_0")
+    assert chip.label == f"[1] Section 10 · p. 2 · {MUTUAL_NDA.name}"
+    assert {b.label for b in at.get("download_button")} == {"Export Markdown", "Export CSV"}
+    chip.click().run()
+    assert at.title[0].value == "Viewer" and any("Section 10 · page 2" in m.value for m in at.markdown)
+
+
+def test_a_malformed_playbook_gets_its_message_and_keeps_the_text(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/review.py").run()
+    at.radio(key="review_source").set_value("Edit a copy").run()
+    assert at.text_area(key="review_text_editor").value.startswith("name: Default buyer playbook")
+    bad = "name: Mine\nrules:\n  - id: cap\n    topic: liability_cap\n    expect: requird\n"
+    at.text_area(key="review_text_editor").input(bad).run()
+    assert not at.exception, at.exception
+    assert at.error[0].value.startswith("your playbook has a problem:\n- rule 'cap', field `expect`: Input should be")
+    assert at.text_area(key="review_text_editor").value == bad
+    assert all(b.key != "review_run" for b in at.button)  # nothing to run until the playbook is fixed

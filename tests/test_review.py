@@ -86,4 +86,38 @@ def test_the_default_playbook_flags_english_law_red_with_its_clause(grid_library
 
 def _verdict_explained(verdict) -> bool:
     """A found topic cites the clause that decided it; a missing one says what was searched."""
-    return bool(verdict.citations) if verdict.found else "searched the contract for" in verdict.why
+    searched = ("searched the contract for", "the clause model read every sentence of the contract")
+    return bool(verdict.citations) if verdict.found else any(words in verdict.why for words in searched)
+
+
+def test_the_exports_carry_each_answer_with_its_quote_section_and_page(grid_library):
+    import csv
+    import io
+
+    from openpyxl import load_workbook
+
+    from engine.service import grid_csv, grid_xlsx, review_csv, review_markdown
+
+    library = grid_library
+    nda = library.find(MUTUAL_NDA.name).doc_id
+    grid = library.reviews.fill([nda], columns=[topic_column("governing_law"), topic_column("insurance")])
+
+    rows = list(csv.DictReader(io.StringIO(grid_csv(grid).decode("utf-8-sig"))))
+    assert [(r["contract"], r["column"], r["found"]) for r in rows] == [(MUTUAL_NDA.name, "Governing law", "yes"), (MUTUAL_NDA.name, "Insurance", "no")]
+    assert (rows[0]["answer"], rows[0]["quote"], rows[0]["section"], rows[0]["page"]) == ("England and Wales", LAW_QUOTE, "Section 10", "2")
+
+    book = load_workbook(io.BytesIO(grid_xlsx(grid)))
+    sheet = book["Grid"]
+    assert [c.value for c in sheet[1]] == ["Contract", "Governing law", "Insurance"]
+    assert sheet["B2"].value == "England and Wales\n[Section 10, p. 2]"
+    assert sheet["C2"].value == "Not found" and sheet["C2"].fill.fgColor.rgb.endswith("D9D9D9")  # grey, as in the app
+    assert [c.value for c in book["Evidence"][2]][:7] == [MUTUAL_NDA.name, "Governing law", "Which law governs this agreement?", "yes",
+                                                          "England and Wales", LAW_QUOTE, "Section 10"]
+
+    review = library.reviews.review(load_playbook(), [nda])
+    markdown = review_markdown(review)
+    assert "- **RED** `governing_law` (high): England and Wales: not accepted; the playbook accepts New York or Delaware." in markdown
+    assert f"  > “{LAW_QUOTE}” (Section 10, page 2)" in markdown
+    verdicts = list(csv.DictReader(io.StringIO(review_csv(review).decode("utf-8-sig"))))
+    law = next(v for v in verdicts if v["rule"] == "governing_law")
+    assert (law["status"], law["found"], law["quote"], law["page"]) == ("red", "yes", LAW_QUOTE, "2")

@@ -2,11 +2,15 @@
 from the one question pipeline, asked of that contract alone.
 
 The fields come first because they are already there (read at ingest, each value with its
-sentence) and, for the clause categories they flag, they are the clause-presence model's
-contract-level call, which is what a review needs; a retrieval answers "what does the best
-clause say", not "is there such a clause". When the fields do not show the topic, the question
-is asked, and its abstention decision says whether the contract answers it. Every citation is
-made by the Citer, so every quote is checked against the contract's text and pages.
+sentence) and, for a topic with a CUAD category, they hold the clause-presence model's
+contract-level call, which is what a review needs: a retrieval answers "what does the best
+clause say", not "is there such a clause". So a category the model does not find is "not
+found", not asked again: on 60 dev contracts, asking the pipeline where the model found
+nothing added 35 cells, of which none was a labelled clause, and took mean F1 over the 11
+labelled rules from 0.923 to 0.879 (bench/review.py; stop 27's note). Topics without a
+category (governing law when no field holds it, the term) and the user's own questions are
+asked, and the abstention decision says whether the contract answers. Every citation is made
+by the Citer, so every quote is checked against the contract's text and pages.
 """
 
 from __future__ import annotations
@@ -45,7 +49,11 @@ class CellFiller:
             cell = self._from_fields(topic, column, self.fields.of([doc_id])[0])
             if cell is not None:
                 return cell
-        return self._asked(column, doc_id, topic)
+            if topic.category is not None:
+                why = (f"Not found: the clause model read every sentence of the contract and none reads as a "
+                       f"“{topic.category}” clause.")
+                return GridCell(doc_id=doc_id, column=column.id, found=False, source=Source.CLAUSE_MODEL, why=why, made_at=datetime.now(UTC))
+        return self._asked(column, doc_id)
 
     # ---------------------------------------------------------------- the stored fields
 
@@ -64,7 +72,7 @@ class CellFiller:
                 answer = _short(first.quote)
                 if topic.reads is Reads.LENGTH and (length := length_in(first.quote)) is not None:
                     answer = f"{length}: {answer}"
-                why = f"The clause model finds a {topic.label.lower()} clause in {_where(first)}."
+                why = f"The clause model finds a clause on {topic.label.lower()} in {_where(first)}."
                 return self._cell(fields.doc_id, column, Source.CLAUSE_MODEL, answer, why, citations)
         return None
 
@@ -79,18 +87,15 @@ class CellFiller:
 
     # ---------------------------------------------------------------- the question pipeline
 
-    def _asked(self, column: GridColumn, doc_id: str, topic: Topic | None) -> GridCell:
+    def _asked(self, column: GridColumn, doc_id: str) -> GridCell:
         result = self.engine.run(column.question, [doc_id], cite_all=True)
         answer = result.answer
         if answer is None or answer.abstained or not answer.citations:
-            searched = f" and the clause model's “{topic.category}” category" if topic and topic.category else ""
             closest = f" The closest clause was {section_name(answer.closest[0].ref)}." if answer is not None and answer.closest else ""
-            why = f"Not found: searched the contract for “{column.question}”{searched}.{closest}"
+            why = f"Not found: searched the contract for “{column.question}”.{closest}"
             return GridCell(doc_id=doc_id, column=column.id, found=False, why=why, made_at=datetime.now(UTC))
         stating = _stating_citations(answer)[:EVIDENCE_CITED]
         text = _short(stating[0].quote)
-        if topic is not None and topic.reads is Reads.LENGTH and (length := length_in(stating[0].quote)) is not None:
-            text = f"{length}: {text}"
         why = f"Answered by searching the contract: {section_name(stating[0].ref)}, page {stating[0].page}."
         return self._cell(doc_id, column, Source.SEARCH, text, why, stating)
 

@@ -62,6 +62,10 @@ class ReviewDesk:
         columns = self.columns()
         return columns if any(c.id == column.id for c in columns) else self.set_columns([*columns, column])
 
+    def clear(self, column_id: str) -> None:
+        """Forget a column's cells, so the next fill asks again."""
+        self.table.clear(column_id)
+
     def remove_column(self, column_id: str) -> list[GridColumn]:
         return self.set_columns([c for c in self.columns() if c.id != column_id])
 
@@ -86,7 +90,7 @@ class ReviewDesk:
         `columns` (the command line's questions), answer those instead, reusing cells the grid
         keeps for them but keeping none of the new ones."""
         if rerun is not None:
-            self.table.clear(rerun)
+            self.clear(rerun)
         keep = columns is None
         grid = self.grid(doc_ids, columns)
         todo = [(row, column) for row in grid.rows for column in grid.columns if column.id not in row.cells]
@@ -103,11 +107,14 @@ class ReviewDesk:
 
     # ---------------------------------------------------------------- the review
 
-    def review(self, playbook: Playbook, doc_ids: list[str] | None = None, on_progress: Progress | None = None) -> Review:
+    def review(
+        self, playbook: Playbook, doc_ids: list[str] | None = None, on_progress: Progress | None = None, reuse_grid: bool = True,
+    ) -> Review:
         """Each contract judged rule by rule. A rule's topic is read as the grid's preset
-        column reads it; cells the grid already holds for it are reused."""
+        column reads it; cells the grid already holds for it are reused (unless `reuse_grid`
+        is False: a benchmark judges what the engine reads now, not what a grid kept)."""
         documents = self._scope(doc_ids)
-        kept = {(c.doc_id, c.column): c for c in self.table.cells([d.doc_id for d in documents])}
+        kept = {(c.doc_id, c.column): c for c in self.table.cells([d.doc_id for d in documents])} if reuse_grid else {}
         total, done = len(documents) * len(playbook.rules), 0
         contracts = []
         for document in documents:

@@ -1,0 +1,121 @@
+"""Playbook review: each contract in scope judged rule by rule against the team's standard
+positions, green, amber or red, each verdict with the clause and quote that decided it."""
+
+from __future__ import annotations
+
+import logging
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.errors import ClausegraphError
+from engine.service import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook, review_csv, review_markdown
+from models.review import Playbook, Review, Status
+from ui.answer_view import chip_label
+from ui.state import Remembered, library, library_documents, open_in_viewer
+
+log = logging.getLogger(__name__)
+
+_LEVEL = {Status.GREEN: 0, Status.AMBER: 1, Status.RED: 2}
+_COLOURS = [[0.0, "#3a9d5d"], [0.33, "#3a9d5d"], [0.34, "#f0b429"], [0.66, "#f0b429"], [0.67, "#d64545"], [1.0, "#d64545"]]
+_ICON = {Status.GREEN: ":material/check_circle:", Status.AMBER: ":material/error:", Status.RED: ":material/cancel:"}
+
+
+def _playbook() -> Playbook | None:
+    """The default playbook, an uploaded file, or an edited copy; a bad one shows its problems
+    and keeps what the user wrote."""
+    source = st.radio("Playbook", ["Default", "Upload a file", "Edit a copy"], horizontal=True, key="review_source")
+    try:
+        if source == "Default":
+            playbook = load_playbook()
+            st.caption(f"{playbook.name}: {len(playbook.rules)} rules ({DEFAULT_PLAYBOOK.name}).")
+            return playbook
+        if source == "Upload a file":
+            upload = st.file_uploader("A playbook in YAML", type=["yaml", "yml"], key="review_upload")
+            if upload is None:
+                return None
+            return parse_playbook(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
+        text = st.text_area("Your playbook (YAML)", value=st.session_state.get("review_text") or dump_playbook(load_playbook()),
+                            height=360, key="review_text_editor")
+        st.session_state["review_text"] = text
+        playbook = parse_playbook(text, "your playbook")
+        st.download_button("Save this playbook", text, file_name="playbook.yaml", mime="application/x-yaml", key="review_save_playbook")
+        return playbook
+    except PlaybookError as error:
+        st.error(str(error), icon=":material/rule:")
+        return None
+
+
+def _heatmap(review: Review) -> go.Figure:
+    rules = [rule.id for rule in review.rules]
+    contracts = [c.file for c in review.contracts]
+    levels = [[_LEVEL[c.status_of(rule)] for rule in rules] for c in review.contracts]
+    text = [[c.status_of(rule).value for rule in rules] for c in review.contracts]
+    figure = go.Figure(go.Heatmap(
+        z=levels, x=rules, y=contracts, text=text, zmin=0, zmax=2, colorscale=_COLOURS, showscale=False, xgap=2, ygap=2,
+        hovertemplate="%{y}<br>%{x}: %{text}<extra></extra>",
+    ))
+    figure.update_layout(height=max(220, 28 * len(contracts) + 120), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                         yaxis={"autorange": "reversed"}, xaxis={"side": "top", "tickangle": -30})
+    return figure
+
+
+def _evidence(review: Review, clicked: tuple[str, str] | None) -> None:
+    """A contract's verdicts, each with why and its citations; a heatmap click picks contract and rule."""
+    files = [c.file for c in review.contracts]
+    contract_file = st.selectbox("Contract", files, index=files.index(clicked[0]) if clicked else 0, key="review_contract")
+    contract = review.contracts[files.index(contract_file)]
+    counts = {s: sum(v.status is s for v in contract.verdicts) for s in Status}
+    st.markdown(f"**{contract.file}** · {counts[Status.RED]} red · {counts[Status.AMBER]} amber · {counts[Status.GREEN]} green")
+    for verdict in sorted(contract.verdicts, key=lambda v: -_LEVEL[v.status]):
+        expanded = clicked is not None and clicked == (contract.file, verdict.rule)
+        with st.expander(f"{verdict.status.value.upper()} · {verdict.rule} ({verdict.severity.value})", icon=_ICON[verdict.status], expanded=expanded):
+            st.markdown(verdict.why)
+            for position, citation in enumerate(verdict.citations):
+                if st.button(chip_label(citation), key=f"review_cite_{verdict.rule}_{position}", icon=":material/format_quote:",
+                             help=citation.quote[:300]):
+                    open_in_viewer(verdict.citations, position)
+
+
+def review_page() -> None:
+    lib = library()
+    st.title("Playbook review")
+    st.caption("Each contract judged against your standard positions. Green meets the standard, amber needs a look, red breaches it.")
+    documents = library_documents(lib)
+    if documents is None:
+        return
+    playbook = _playbook()
+    with Remembered("review_docs"):
+        labels = {d.file_name: d.doc_id for d in documents}
+        chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="review_docs", placeholder=f"All {len(documents)} contracts")
+    if playbook is not None and st.button(f"Review against “{playbook.name}”", type="primary", icon=":material/fact_check:", key="review_run"):
+        bar = st.progress(0.0, text="Reviewing…")
+        try:
+            review = lib.reviews.review(playbook, [labels[c] for c in chosen] or None,
+                                        on_progress=lambda done, total: bar.progress(done / total, text=f"Reviewing: {done} of {total} verdicts"))
+        except ClausegraphError as error:
+            st.error(f"The review stopped: {error}")
+            return
+        except Exception:  # never a traceback in the app
+            log.exception("the review failed")
+            st.error("Something went wrong during the review; check the log and try again.")
+            return
+        st.session_state["review_result"] = review.model_dump(mode="json")
+        bar.empty()
+    kept = st.session_state.get("review_result")
+    if not kept:
+        return
+    review = Review.model_validate(kept)
+    st.subheader(f"{len(review.contracts)} contracts × {len(review.rules)} rules")
+    event = st.plotly_chart(_heatmap(review), key="review_heatmap", on_select="rerun", selection_mode="points", width="stretch")
+    points = event.selection.points if event else []
+    clicked = (points[0]["y"], points[0]["x"]) if points else None
+    left, right = st.columns(2)
+    left.download_button("Export Markdown", review_markdown(review), file_name="clausegraph-review.md", mime="text/markdown",
+                         icon=":material/download:", key="review_md")
+    right.download_button("Export CSV", review_csv(review), file_name="clausegraph-review.csv", mime="text/csv",
+                          icon=":material/download:", key="review_csv")
+    _evidence(review, clicked)
+
+
+review_page()
