@@ -32,12 +32,14 @@ def _columns_editor(lib) -> None:
     if chosen != [c.label for c in columns]:
         lib.reviews.set_columns([presets.get(label) or own[label] for label in chosen])
         st.rerun()
-    left, right = st.columns([4, 1], vertical_alignment="bottom")
-    question = left.text_input("Add a question of your own", key="grid_new_question", placeholder="e.g. How long does confidentiality last?")
-    if right.button("Add column", icon=":material/add:", key="grid_add", disabled=not question.strip()):
-        lib.reviews.add_column(question_column(question))
-        st.session_state.pop("grid_new_question", None)
-        st.rerun()
+    with st.form("grid_add_form", clear_on_submit=True, border=False):
+        left, right = st.columns([4, 1], vertical_alignment="bottom")
+        question = left.text_input("Add a question of your own", key="grid_new_question", placeholder="e.g. How long does confidentiality last?")
+        if right.form_submit_button("Add column", icon=":material/add:", key="grid_add"):
+            if question.strip():
+                lib.reviews.add_column(question_column(question))
+                st.rerun()
+            st.warning("Type a question first.", icon=":material/edit:")
     if not columns and st.button("Start with the 13 preset topics", key="grid_presets", type="primary"):
         lib.reviews.set_columns(preset_columns())
         st.rerun()

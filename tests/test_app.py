@@ -279,8 +279,8 @@ def test_the_review_grid_fills_cited_cells_that_open_the_viewer_and_are_kept(app
     assert at.info[0].value.startswith("Choose the grid's columns above")
     columns = next(m for m in at.multiselect if m.label == "Columns")
     columns.set_value(["Governing law", "Insurance"]).run()
-    at.text_input(key="grid_new_question").input("How long do the confidentiality obligations last?").run()
-    at.button(key="grid_add").click().run()
+    at.text_input(key="grid_new_question").input("How long do the confidentiality obligations last?")
+    at.button(key="grid_add").click().run()  # the question and its button are one form: Enter or the button adds it
     assert [c.label for c in empty_grid.reviews.columns()] == ["Governing law", "Insurance", "How long do the confidentiality obligations last?"]
 
     at.button(key="grid_fill").click().run()

@@ -90,6 +90,41 @@ def click_first_node(page) -> None:
     page.mouse.click(x, y)
 
 
+def choose(page, label: str, option: str) -> None:
+    """Pick an option of the selectbox with this label, as a user does: open it, click the option."""
+    page.get_by_test_id("stSelectbox").filter(has=page.get_by_text(label, exact=True)).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def review_grid_and_playbook(page) -> None:
+    """Issue 19 in the browser: a grid column added, filled, a cell's citation opened, the grid
+    exported; the default playbook's review, a red finding, its evidence opened."""
+    open_page(page, "Review grid")
+    page.get_by_placeholder("e.g. How long does confidentiality last?").fill("Which law governs this agreement?")
+    page.get_by_role("button", name="Add column").click()
+    page.get_by_role("button", name="Fill 3 cells").click()
+    page.get_by_text("3 of 3 cells filled").wait_for(timeout=ANSWER_MS)
+    shoot(page, "grid")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export XLSX").click()
+    assert download.value.suggested_filename == "clausegraph-grid.xlsx"
+    choose(page, "Contract", MUTUAL_NDA.name)
+    choose(page, "Column", "Which law governs this agreement?")
+    page.get_by_role("button", name="[1] Section 10").click()
+    page.get_by_role("heading", name="Viewer").wait_for()
+    page.get_by_text("Section 10 · page 2").wait_for()
+
+    open_page(page, "Playbook review")
+    page.get_by_role("button", name="Review against “Default buyer playbook”").click()
+    page.get_by_test_id("stPlotlyChart").wait_for(timeout=ANSWER_MS)
+    page.get_by_text("RED · governing_law (high)").click()  # the Mutual NDA comes first, and English law is not accepted
+    page.get_by_text("England and Wales: not accepted").wait_for()
+    shoot(page, "review")
+    page.get_by_role("button", name="[1] Section 10").click()
+    page.get_by_role("heading", name="Viewer").wait_for()
+    page.get_by_text("Section 10 · page 2").wait_for()
+
+
 def test_upload_ask_and_open_the_first_citation_highlighted(app):
     requests: list[str] = []
     with playwright_api.sync_playwright() as driver:
@@ -152,6 +187,7 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app):
         page.get_by_test_id("stDataFrame").first.wait_for()
         page.get_by_test_id("stMetricValue").first.wait_for()
         shoot(page, "corpus")
+        review_grid_and_playbook(page)
         open_page(page, "Contract structure")
         shoot(page, "contract")
         open_page(page, "Settings")
