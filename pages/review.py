@@ -52,7 +52,8 @@ def _heatmap(review: Review) -> go.Figure:
     levels = [[_LEVEL[c.status_of(rule)] for rule in rules] for c in review.contracts]
     text = [[c.status_of(rule).value for rule in rules] for c in review.contracts]
     figure = go.Figure(go.Heatmap(
-        z=levels, x=rules, y=contracts, text=text, zmin=0, zmax=2, colorscale=_COLOURS, showscale=False, xgap=2, ygap=2,
+        z=levels, x=rules, y=contracts, text=text, texttemplate="%{text}", zmin=0, zmax=2, colorscale=_COLOURS, showscale=False,
+        xgap=2, ygap=2,
         hovertemplate="%{y}<br>%{x}: %{text}<extra></extra>",
     ))
     figure.update_layout(height=max(220, 28 * len(contracts) + 120), margin={"l": 10, "r": 10, "t": 10, "b": 10},
