@@ -185,7 +185,8 @@ def test_a_version_1_store_is_upgraded_when_opened(tmp_path, sample_library):
     assert "fields" not in lancedb.connect(str(db / "lance")).list_tables().tables
 
     library = Library(db)
-    assert json.loads((db / MANIFEST_FILE).read_text()) == {"schema_version": SCHEMA_VERSION} == {"schema_version": 2}
+    assert json.loads((db / MANIFEST_FILE).read_text()) == {"schema_version": SCHEMA_VERSION} == {"schema_version": 3}
+    assert library.store.table("grid_columns").count_rows() == library.store.table("grid_cells").count_rows() == 0  # version 3's tables
     assert library.store.table("documents").schema.metadata is None  # the old record is not left to contradict it
     assert library.store.table("fields").count_rows() == 0
     [document] = library.documents()
@@ -197,17 +198,30 @@ def test_a_version_1_store_is_upgraded_when_opened(tmp_path, sample_library):
     assert Library(db).documents() == [document]  # opening it again changes nothing
 
 
+def test_a_version_2_store_gets_the_review_grid_tables_when_opened(tmp_path):
+    db = tmp_path / "v2"
+    ClauseStore(db).close()
+    connection = lancedb.connect(str(db / "lance"))
+    for name in ("grid_columns", "grid_cells"):  # as version 2 left a store: without them
+        connection.drop_table(name)
+    (db / MANIFEST_FILE).write_text('{"schema_version": 2}')
+
+    library = Library(db)
+    assert json.loads((db / MANIFEST_FILE).read_text()) == {"schema_version": 3}
+    assert library.reviews.grid().columns == [] and library.store.table("grid_cells").count_rows() == 0
+
+
 def test_a_store_from_a_newer_version_is_refused_with_what_to_do(tmp_path, capsys, monkeypatch):
     db = tmp_path / "newer"
     ClauseStore(db)
-    (db / MANIFEST_FILE).write_text('{"schema_version": 3}')
+    (db / MANIFEST_FILE).write_text('{"schema_version": 4}')
     expected = (
-        f"the store at {db} was written by a newer Clausegraph (store schema 3; this one reads schema 2 and older): "
+        f"the store at {db} was written by a newer Clausegraph (store schema 4; this one reads schema 3 and older): "
         "update Clausegraph, or open another store (--db DIR or $CLAUSEGRAPH_DB)"
     )
     assert cli.main(["list", "--db", str(db)]) == 1
     assert capsys.readouterr().err == f"error: {expected}\n"
-    assert (db / MANIFEST_FILE).read_text() == '{"schema_version": 3}'  # left as it was
+    assert (db / MANIFEST_FILE).read_text() == '{"schema_version": 4}'  # left as it was
 
     monkeypatch.setenv("CLAUSEGRAPH_DB", str(db))
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120).run()
