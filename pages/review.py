@@ -17,7 +17,7 @@ from ui.state import Remembered, library, library_documents, open_in_viewer
 log = logging.getLogger(__name__)
 
 _LEVEL = {Status.GREEN: 0, Status.AMBER: 1, Status.RED: 2}
-_COLOURS = [[0.0, "#3a9d5d"], [0.33, "#3a9d5d"], [0.34, "#f0b429"], [0.66, "#f0b429"], [0.67, "#d64545"], [1.0, "#d64545"]]
+_COLOUR = {Status.GREEN: "#3a9d5d", Status.AMBER: "#e0a21b", Status.RED: "#d64545"}
 _ICON = {Status.GREEN: ":material/check_circle:", Status.AMBER: ":material/error:", Status.RED: ":material/cancel:"}
 
 
@@ -47,24 +47,34 @@ def _playbook() -> Playbook | None:
 
 
 def _heatmap(review: Review) -> go.Figure:
+    """Contracts by rules, a square per verdict in its colour. Squares are scatter points, not a
+    plotly heatmap, because a click on a point is a selection Streamlit reports: it opens that
+    verdict's evidence below."""
     rules = [rule.id for rule in review.rules]
-    contracts = [c.file for c in review.contracts]
-    levels = [[_LEVEL[c.status_of(rule)] for rule in rules] for c in review.contracts]
-    text = [[c.status_of(rule).value for rule in rules] for c in review.contracts]
-    figure = go.Figure(go.Heatmap(
-        z=levels, x=rules, y=contracts, text=text, texttemplate="%{text}", zmin=0, zmax=2, colorscale=_COLOURS, showscale=False,
-        xgap=2, ygap=2,
-        hovertemplate="%{y}<br>%{x}: %{text}<extra></extra>",
+    cells = [(c.file, rule, c.status_of(rule)) for c in review.contracts for rule in rules]
+    figure = go.Figure(go.Scatter(
+        x=[rule for _, rule, _ in cells], y=[file for file, _, _ in cells], mode="markers+text",
+        text=[status.value for _, _, status in cells], textfont={"color": "white", "size": 10},
+        marker={"symbol": "square", "size": 26, "color": [_COLOUR[status] for _, _, status in cells]},
+        hovertemplate="%{y}<br>%{x}: %{text}<extra></extra>", unselected={"marker": {"opacity": 0.45}},
     ))
-    figure.update_layout(height=max(220, 28 * len(contracts) + 120), margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                         yaxis={"autorange": "reversed"}, xaxis={"side": "top", "tickangle": -30})
+    figure.update_layout(
+        height=max(220, 34 * len(review.contracts) + 140), margin={"l": 10, "r": 10, "t": 10, "b": 10}, clickmode="event+select",
+        yaxis={"autorange": "reversed", "type": "category"}, xaxis={"side": "top", "tickangle": -30, "type": "category"},
+        plot_bgcolor="white", dragmode=False,
+    )
     return figure
 
 
 def _evidence(review: Review, clicked: tuple[str, str] | None) -> None:
     """A contract's verdicts, each with why and its citations; a heatmap click picks contract and rule."""
     files = [c.file for c in review.contracts]
-    contract_file = st.selectbox("Contract", files, index=files.index(clicked[0]) if clicked else 0, key="review_contract")
+    if clicked is not None and clicked != st.session_state.get("review_clicked"):  # a new click picks its contract;
+        st.session_state["review_clicked"] = clicked  # later, the selectbox is the user's again
+        st.session_state["review_contract"] = clicked[0]
+    if st.session_state.get("review_contract") not in files:
+        st.session_state["review_contract"] = files[0]
+    contract_file = st.selectbox("Contract", files, key="review_contract")
     contract = review.contracts[files.index(contract_file)]
     counts = {s: sum(v.status is s for v in contract.verdicts) for s in Status}
     st.markdown(f"**{contract.file}** · {counts[Status.RED]} red · {counts[Status.AMBER]} amber · {counts[Status.GREEN]} green")
