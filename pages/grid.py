@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 NOT_FOUND = "— not found"
 WAITING = "…"
+NONE_CHOSEN = "—"
 
 
 def _columns_editor(lib) -> None:
@@ -93,12 +94,18 @@ def _cell_detail(lib, grid: Grid, selected: tuple[int, str] | None) -> None:
     """One cell: its answer, how it was found, and its citations, each opening the viewer."""
     contracts = [row.file for row in grid.rows]
     labels = [c.label for c in grid.columns]
+    if selected is not None and selected != st.session_state.get("grid_clicked") and selected[1] in labels:
+        st.session_state["grid_clicked"] = selected  # a new click in the table picks its cell; the boxes stay the user's after
+        st.session_state["grid_cell_contract"] = contracts[selected[0]]
+        st.session_state["grid_cell_column"] = selected[1]
+    for key, options in (("grid_cell_contract", contracts), ("grid_cell_column", labels)):
+        if st.session_state.get(key, NONE_CHOSEN) not in (NONE_CHOSEN, *options):
+            st.session_state[key] = NONE_CHOSEN  # a contract out of scope now, a column removed
     left, right = st.columns(2)
-    contract = left.selectbox("Contract", contracts, index=selected[0] if selected else None, key="grid_cell_contract",
-                              placeholder="Select a cell above, or pick a contract")
-    label = right.selectbox("Column", labels, index=labels.index(selected[1]) if selected and selected[1] in labels else None,
-                            key="grid_cell_column", placeholder="and a column")
-    if contract is None or label is None:
+    contract = left.selectbox("Contract", [NONE_CHOSEN, *contracts], key="grid_cell_contract", help="or select a cell in the table")
+    label = right.selectbox("Column", [NONE_CHOSEN, *labels], key="grid_cell_column")
+    if NONE_CHOSEN in (contract, label):
+        st.caption("Select a cell in the table, or pick a contract and a column.")
         return
     row = grid.rows[contracts.index(contract)]
     column = grid.columns[labels.index(label)]

@@ -105,12 +105,14 @@ def review_grid_and_playbook(page) -> None:
     page.get_by_role("button", name="Fill 3 cells").click()
     page.get_by_text("3 of 3 cells filled").wait_for(timeout=ANSWER_MS)
     shoot(page, "grid")
+    choose(page, "Contract", MUTUAL_NDA.name)  # (or a click on its cell in the table, which a scripted click
+    choose(page, "Column", "Which law governs this agreement?")  # does not always land while the grid settles)
+    chip = page.get_by_role("button", name="[1] Section 10")
+    chip.wait_for()
     with page.expect_download() as download:
         page.get_by_role("button", name="Export XLSX").click()
     assert download.value.suggested_filename == "clausegraph-grid.xlsx"
-    choose(page, "Contract", MUTUAL_NDA.name)
-    choose(page, "Column", "Which law governs this agreement?")
-    page.get_by_role("button", name="[1] Section 10").click()
+    chip.click()
     page.get_by_role("heading", name="Viewer").wait_for()
     page.get_by_text("Section 10 · page 2").wait_for()
 
