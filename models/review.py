@@ -125,7 +125,8 @@ class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(pattern=RULE_ID, description="e.g. governing_law")
-    topic: str = Field(description="what the rule is about, one of the engine's topics")
+    topic: str | None = Field(default=None, description="what the rule is about, one of the engine's topics")
+    question: str | None = Field(default=None, description="or a question of the team's own, asked of each contract")
     expect: Expect
     severity: Severity = Severity.MEDIUM
     values: list[str] = Field(default_factory=list, description="allowed_values: the values accepted")
@@ -137,6 +138,11 @@ class Rule(BaseModel):
 
     @model_validator(mode="after")
     def _complete(self) -> Rule:
+        asks = self.question is not None and bool(self.question.strip())
+        if self.topic is None and not asks:
+            raise ValueError("a rule needs a `topic` (one of the engine's topics) or a `question` of your own")
+        if self.topic is not None and asks:
+            raise ValueError("a rule has a `topic` or a `question`, not both")
         if self.expect is Expect.ALLOWED_VALUES and not self.values:
             raise ValueError("expect: allowed_values needs a non-empty `values` list")
         if self.expect in (Expect.AT_MOST, Expect.AT_LEAST):
@@ -180,7 +186,7 @@ class Playbook(BaseModel):
 
 class Verdict(BaseModel):
     rule: str
-    topic: str
+    topic: str = Field(description="the rule's topic, or the grid column id of its question")
     severity: Severity
     status: Status
     found: bool = Field(description="whether the contract has a clause on the rule's topic")

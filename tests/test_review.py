@@ -121,3 +121,19 @@ def test_the_exports_carry_each_answer_with_its_quote_section_and_page(grid_libr
     verdicts = list(csv.DictReader(io.StringIO(review_csv(review).decode("utf-8-sig"))))
     law = next(v for v in verdicts if v["rule"] == "governing_law")
     assert (law["status"], law["found"], law["quote"], law["page"]) == ("red", "yes", LAW_QUOTE, "2")
+
+
+def test_a_rule_may_ask_the_teams_own_question(grid_library):
+    from engine.review.playbook import parse_playbook
+
+    library = grid_library
+    nda = library.find(MUTUAL_NDA.name).doc_id
+    playbook = parse_playbook(
+        "name: Mine\nrules:\n  - id: confidentiality_term\n    question: How long do the confidentiality obligations last?\n"
+        "    expect: at_least\n    bound: {amount: 2, unit: years}\n"
+    )
+    [verdict] = library.reviews.review(playbook, [nda]).contracts[0].verdicts
+    assert (verdict.topic[:2], verdict.found, verdict.source, verdict.status) == ("q-", True, Source.SEARCH, Status.AMBER)
+    assert verdict.why == ("Has an answer to “How long do the confidentiality obligations last?”, but no length could be read "
+                           "from it (the playbook requires at least 2 years): check it.")  # the NDA sets no period: a look, not a pass
+    assert (verdict.citations[0].ref, verdict.citations[0].page) == ("4", 1) and _verbatim(library, verdict.citations)

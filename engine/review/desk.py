@@ -14,10 +14,10 @@ from collections.abc import Callable
 from engine.errors import ClausegraphError
 from engine.review.cells import CellFiller
 from engine.review.judge import judge
-from engine.review.topics import TOPICS
+from engine.review.topics import TOPICS, Reads, Topic
 from engine.store.grid_table import GridTable
 from models.document import Document
-from models.review import ContractReview, Grid, GridCell, GridColumn, GridRow, Playbook, Review
+from models.review import ContractReview, Grid, GridCell, GridColumn, GridRow, Playbook, Review, Rule
 
 Progress = Callable[[int, int], None]  # (cells done, cells in all)
 
@@ -39,6 +39,16 @@ def question_column(question: str, label: str | None = None) -> GridColumn:
         raise ClausegraphError("a grid column needs a question")
     digest = hashlib.sha256(words.lower().encode()).hexdigest()[:10]
     return GridColumn(id=f"q-{digest}", label=label or words, question=words)
+
+
+def rule_column(rule: Rule) -> GridColumn:
+    """The grid column that reads a rule's topic, or asks its question."""
+    return topic_column(rule.topic) if rule.topic else question_column(rule.question or "")
+
+
+def rule_topic(rule: Rule, column: GridColumn) -> Topic:
+    """The topic a verdict speaks of: a preset's, or one made of the rule's own question."""
+    return TOPICS[rule.topic] if rule.topic else Topic(column.id, column.question.rstrip("?"), column.question, reads=Reads.LENGTH)
 
 
 class ReviewDesk:
@@ -120,9 +130,10 @@ class ReviewDesk:
         for document in documents:
             verdicts = []
             for rule in playbook.rules:
-                cell = kept.get((document.doc_id, rule.topic)) or self.filler.fill(topic_column(rule.topic), document.doc_id)
-                kept[(document.doc_id, rule.topic)] = cell
-                verdicts.append(judge(rule, TOPICS[rule.topic], cell))
+                column = rule_column(rule)
+                cell = kept.get((document.doc_id, column.id)) or self.filler.fill(column, document.doc_id)
+                kept[(document.doc_id, column.id)] = cell
+                verdicts.append(judge(rule, rule_topic(rule, column), cell))
                 done += 1
                 if on_progress is not None:
                     on_progress(done, total)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from engine.review.lengths import length_in, parse_length
-from engine.review.topics import Topic
+from engine.review.topics import TOPICS, Topic
 from models.review import Expect, GridCell, Length, Rule, Source, Status, Verdict
 
 
@@ -15,9 +15,9 @@ def judge(rule: Rule, topic: Topic, cell: GridCell) -> Verdict:
     if not cell.found:
         return _verdict(rule, cell, rule.if_missing, "", f"{cell.why} {_standard(rule, topic).capitalize()}.")
     if rule.expect is Expect.REQUIRED:
-        return _verdict(rule, cell, Status.GREEN, cell.answer, f"Has a clause on {topic.label.lower()}, as the playbook requires.")
+        return _verdict(rule, cell, Status.GREEN, cell.answer, f"Has {_subject(topic)}, as the playbook requires.")
     if rule.expect is Expect.FORBIDDEN:
-        return _verdict(rule, cell, Status.RED, cell.answer, f"Has a clause on {topic.label.lower()}, which the playbook forbids.")
+        return _verdict(rule, cell, Status.RED, cell.answer, f"Has {_subject(topic)}, which the playbook forbids.")
     if rule.expect is Expect.ALLOWED_VALUES:
         return _allowed(rule, topic, cell)
     return _bounded(rule, topic, cell)
@@ -26,15 +26,20 @@ def judge(rule: Rule, topic: Topic, cell: GridCell) -> Verdict:
 def _standard(rule: Rule, topic: Topic) -> str:
     match rule.expect:
         case Expect.REQUIRED:
-            return f"the playbook requires a clause on {topic.label.lower()}"
+            return f"the playbook requires {_subject(topic)}"
         case Expect.FORBIDDEN:
-            return f"the playbook forbids a clause on {topic.label.lower()}"
+            return f"the playbook forbids {_subject(topic)}"
         case Expect.ALLOWED_VALUES:
             return f"the playbook accepts {_listed(rule.values)}"
         case Expect.AT_MOST:
             return f"the playbook accepts at most {rule.bound}"
         case _:
             return f"the playbook requires at least {rule.bound}"
+
+
+def _subject(topic: Topic) -> str:
+    """What the contract has or lacks: a clause on a preset topic, or an answer to a rule's own question."""
+    return f"a clause on {topic.label.lower()}" if topic.id in TOPICS else f"an answer to “{topic.question}”"
 
 
 def _listed(values: list[str]) -> str:
@@ -58,7 +63,7 @@ def _allowed(rule: Rule, topic: Topic, cell: GridCell) -> Verdict:
 def _bounded(rule: Rule, topic: Topic, cell: GridCell) -> Verdict:
     length = parse_length(cell.answer) if cell.source is Source.FIELD else (length_in(cell.citations[0].quote) if cell.citations else None)
     if length is None:
-        why = f"Has a clause on {topic.label.lower()}, but no length could be read from it ({_standard(rule, topic)}): check it."
+        why = f"Has {_subject(topic)}, but no length could be read from it ({_standard(rule, topic)}): check it."
         return _verdict(rule, cell, Status.AMBER, cell.answer, why)
     status = _compared(rule, length)
     limit = "limit" if rule.expect is Expect.AT_MOST else "minimum"
@@ -83,7 +88,7 @@ def _compared(rule: Rule, length: Length) -> Status:
 
 def _verdict(rule: Rule, cell: GridCell, status: Status, value: str, why: str) -> Verdict:
     return Verdict(
-        rule=rule.id, topic=rule.topic, severity=rule.severity, status=status, found=cell.found,
+        rule=rule.id, topic=rule.topic or cell.column, severity=rule.severity, status=status, found=cell.found,
         source=cell.source if cell.found else None, value=value, why=why,
         citations=cell.citations,
     )

@@ -49,7 +49,9 @@ def parse_playbook(text: str, source: str = "the playbook") -> Playbook:
     except ValidationError as error:
         problems = [_problem(data, e["loc"], e["msg"]) for e in error.errors()]
         raise PlaybookError(f"{source} has {_count(problems)}:\n" + "\n".join(f"- {p}" for p in problems)) from None
-    unknown = [f"rule {rule.id!r}, field `topic`: unknown topic {rule.topic!r}" for rule in playbook.rules if rule.topic not in TOPICS]
+    unknown = [
+        f"rule {rule.id!r}, field `topic`: unknown topic {rule.topic!r}" for rule in playbook.rules if rule.topic and rule.topic not in TOPICS
+    ]
     if unknown:
         known = ", ".join(TOPICS)
         raise PlaybookError(f"{source} has {_count(unknown)}:\n" + "\n".join(f"- {p}" for p in unknown) + f"\nThe topics are: {known}.")
