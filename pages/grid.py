@@ -11,8 +11,8 @@ import streamlit as st
 from engine.errors import ClausegraphError
 from engine.service import grid_csv, grid_xlsx, preset_columns, question_column
 from models.review import Grid, GridCell
-from ui.answer_view import chip_label
-from ui.state import Remembered, library, library_documents, open_in_viewer
+from ui.answer_view import citation_chips
+from ui.state import Remembered, library, library_documents
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +119,7 @@ def _cell_detail(lib, grid: Grid, selected: tuple[int, str] | None) -> None:
     else:
         st.warning(NOT_FOUND.strip("— "), icon=":material/search_off:")
     st.caption(cell.why)
-    for position, citation in enumerate(cell.citations):
-        if st.button(chip_label(citation), key=f"grid_cite_{position}", icon=":material/format_quote:", help=citation.quote[:300]):
-            open_in_viewer(cell.citations, position)
+    citation_chips(cell.citations, "grid_cite")
 
 
 def grid_page() -> None:

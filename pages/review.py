@@ -11,8 +11,8 @@ import streamlit as st
 from engine.errors import ClausegraphError
 from engine.service import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook, review_csv, review_markdown
 from models.review import Playbook, Review, Status
-from ui.answer_view import chip_label
-from ui.state import Remembered, library, library_documents, open_in_viewer
+from ui.answer_view import citation_chips
+from ui.state import Remembered, library, library_documents
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +82,7 @@ def _evidence(review: Review, clicked: tuple[str, str] | None) -> None:
         expanded = clicked is not None and clicked == (contract.file, verdict.rule)
         with st.expander(f"{verdict.status.value.upper()} · {verdict.rule} ({verdict.severity.value})", icon=_ICON[verdict.status], expanded=expanded):
             st.markdown(verdict.why)
-            for position, citation in enumerate(verdict.citations):
-                if st.button(chip_label(citation), key=f"review_cite_{verdict.rule}_{position}", icon=":material/format_quote:",
-                             help=citation.quote[:300]):
-                    open_in_viewer(verdict.citations, position)
+            citation_chips(verdict.citations, f"review_cite_{verdict.rule}")
 
 
 def review_page() -> None:

@@ -20,6 +20,14 @@ def chip_label(citation: Citation) -> str:
     return f"[{citation.number}] {section_name(citation.ref)} · {pages} · {citation.file_name}"  # the file last: cut first when narrow
 
 
+def citation_chips(citations: list[Citation], key: str) -> None:
+    """One chip per citation, one under the other, each opening the viewer on its quote and
+    paging through the rest (a grid cell's or a verdict's evidence)."""
+    for position, citation in enumerate(citations):
+        if st.button(chip_label(citation), key=f"{key}_{position}", icon=":material/format_quote:", help=citation.quote[:300]):
+            open_in_viewer(citations, position)
+
+
 def show_answer(answer: Answer, turn: int) -> None:
     if answer.abstained:
         _show_abstention(answer, turn)
