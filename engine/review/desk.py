@@ -14,7 +14,7 @@ from collections.abc import Callable
 from engine.errors import ClausegraphError
 from engine.review.cells import CellFiller
 from engine.review.judge import judge
-from engine.review.topics import TOPICS, Reads, Topic
+from engine.review.topics import TOPICS, Topic
 from engine.store.grid_table import GridTable
 from models.document import Document
 from models.review import ContractReview, Grid, GridCell, GridColumn, GridRow, Playbook, Review, Rule
@@ -48,7 +48,7 @@ def rule_column(rule: Rule) -> GridColumn:
 
 def rule_topic(rule: Rule, column: GridColumn) -> Topic:
     """The topic a verdict speaks of: a preset's, or one made of the rule's own question."""
-    return TOPICS[rule.topic] if rule.topic else Topic(column.id, column.question.rstrip("?"), column.question, reads=Reads.LENGTH)
+    return TOPICS[rule.topic] if rule.topic else Topic(column.id, column.question.rstrip("?"), column.question)
 
 
 class ReviewDesk:
