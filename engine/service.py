@@ -106,7 +106,9 @@ class Library:
         self.citer = Citer(self.store)
         self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer), StoredFields(self.store, self.graph), self.settings)
         # the review grid and playbook reviews: the same pipeline, asked of every contract (engine/review/)
-        self.reviews = ReviewDesk(GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents)
+        self.reviews = ReviewDesk(
+            GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents, self.settings.store_dir / "playbook.yaml"
+        )
         self.llm_spec = LLMSpec()
 
     def _check_embedding(self) -> None:

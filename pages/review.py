@@ -21,25 +21,40 @@ _COLOUR = {Status.GREEN: "#3a9d5d", Status.AMBER: "#e0a21b", Status.RED: "#d6454
 _ICON = {Status.GREEN: ":material/check_circle:", Status.AMBER: ":material/error:", Status.RED: ":material/cancel:"}
 
 
-def _playbook() -> Playbook | None:
-    """The default playbook, an uploaded file, or an edited copy; a bad one shows its problems
-    and keeps what the user wrote."""
-    source = st.radio("Playbook", ["Default", "Upload a file", "Edit a copy"], horizontal=True, key="review_source")
+SOURCES = ["Kept with this library", "Default", "Upload a file", "Edit a copy"]
+
+
+def _playbook(lib) -> Playbook | None:
+    """The playbook kept with the library, the default one, an uploaded file, or an edited copy
+    (which can be kept with the library); a bad one shows its problems and keeps what the user wrote."""
+    kept = lib.reviews.kept_playbook()
+    sources = SOURCES if kept is not None else SOURCES[1:]
+    if st.session_state.get("review_source") not in sources:
+        st.session_state["review_source"] = sources[0]
+    source = st.radio("Playbook", sources, horizontal=True, key="review_source")
     try:
         if source == "Default":
             playbook = load_playbook()
             st.caption(f"{playbook.name}: {len(playbook.rules)} rules ({DEFAULT_PLAYBOOK.name}).")
+            return playbook
+        if source == SOURCES[0]:
+            playbook = parse_playbook(kept or "", "the playbook kept with this library")
+            st.caption(f"{playbook.name}: {len(playbook.rules)} rules (edit it under “Edit a copy”).")
             return playbook
         if source == "Upload a file":
             upload = st.file_uploader("A playbook in YAML", type=["yaml", "yml"], key="review_upload")
             if upload is None:
                 return None
             return parse_playbook(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
-        text = st.text_area("Your playbook (YAML)", value=st.session_state.get("review_text") or dump_playbook(load_playbook()),
-                            height=360, key="review_text_editor")
+        start = st.session_state.get("review_text") or kept or dump_playbook(load_playbook())
+        text = st.text_area("Your playbook (YAML)", value=start, height=360, key="review_text_editor")
         st.session_state["review_text"] = text
         playbook = parse_playbook(text, "your playbook")
-        st.download_button("Save this playbook", text, file_name="playbook.yaml", mime="application/x-yaml", key="review_save_playbook")
+        left, right = st.columns(2)
+        if left.button("Keep it with this library", icon=":material/save:", key="review_keep_playbook"):
+            lib.reviews.keep_playbook(text)
+            st.toast("Playbook kept with this library")
+        right.download_button("Download it", text, file_name="playbook.yaml", mime="application/x-yaml", key="review_save_playbook")
         return playbook
     except PlaybookError as error:
         st.error(str(error), icon=":material/rule:")
@@ -92,7 +107,7 @@ def review_page() -> None:
     documents = library_documents(lib)
     if documents is None:
         return
-    playbook = _playbook()
+    playbook = _playbook(lib)
     with Remembered("review_docs"):
         labels = {d.file_name: d.doc_id for d in documents}
         chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="review_docs", placeholder=f"All {len(documents)} contracts")

@@ -334,3 +334,24 @@ def test_a_malformed_playbook_gets_its_message_and_keeps_the_text(app_on, sample
     assert at.error[0].value.startswith("your playbook has a problem:\n- rule 'cap', field `expect`: Input should be")
     assert at.text_area(key="review_text_editor").value == bad
     assert all(b.key != "review_run" for b in at.button)  # nothing to run until the playbook is fixed
+
+
+def test_an_edited_playbook_is_kept_with_the_library(app_on, sample_library):
+    kept = sample_library.settings.store_dir / "playbook.yaml"
+    try:
+        at = app_on(sample_library.settings.store_dir)
+        at.switch_page("pages/review.py").run()
+        at.radio(key="review_source").set_value("Edit a copy").run()
+        edited = at.text_area(key="review_text_editor").value.replace("name: Default buyer playbook", "name: Our supplier standard")
+        at.text_area(key="review_text_editor").input(edited).run()
+        at.button(key="review_keep_playbook").click().run()
+        assert not at.exception, at.exception
+        assert kept.read_text() == edited
+
+        again = app_on(sample_library.settings.store_dir)  # another session opens with the library's own playbook
+        again.switch_page("pages/review.py").run()
+        assert again.radio(key="review_source").value == "Kept with this library"
+        assert any(c.value.startswith("Our supplier standard: 11 rules") for c in again.caption)
+        assert again.button(key="review_run").label == "Review against “Our supplier standard”"
+    finally:
+        kept.unlink(missing_ok=True)

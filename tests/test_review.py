@@ -137,3 +137,13 @@ def test_a_rule_may_ask_the_teams_own_question(grid_library):
     assert verdict.why == ("Has an answer to “How long do the confidentiality obligations last?”, but no length could be read "
                            "from it (the playbook requires at least 2 years): check it.")  # the NDA sets no period: a look, not a pass
     assert (verdict.citations[0].ref, verdict.citations[0].page) == ("4", 1) and _verbatim(library, verdict.citations)
+
+
+def test_a_bad_playbook_is_not_kept_with_the_library(grid_library, tmp_path):
+    from engine.review.playbook import PlaybookError
+
+    desk = grid_library.reviews
+    assert desk.kept_playbook() is None
+    with pytest.raises(PlaybookError, match="your playbook is not valid YAML"):
+        desk.keep_playbook("name: [unclosed\n")
+    assert desk.kept_playbook() is None and not desk.playbook_file.with_suffix(".yaml.partial").exists()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 from engine.errors import ClausegraphError
 from engine.review.cells import CellFiller
 from engine.review.judge import judge
+from engine.review.playbook import parse_playbook
 from engine.review.topics import TOPICS, Topic
 from engine.store.grid_table import GridTable
 from models.document import Document
@@ -52,10 +54,25 @@ def rule_topic(rule: Rule, column: GridColumn) -> Topic:
 
 
 class ReviewDesk:
-    def __init__(self, table: GridTable, filler: CellFiller, documents: Callable[[], list[Document]]) -> None:
+    def __init__(self, table: GridTable, filler: CellFiller, documents: Callable[[], list[Document]], playbook_file: Path) -> None:
         self.table = table
         self.filler = filler
         self.documents = documents
+        self.playbook_file = playbook_file  # the team's playbook, kept with the library
+
+    # ---------------------------------------------------------------- the library's playbook
+
+    def kept_playbook(self) -> str | None:
+        """The YAML of the playbook kept with this library, if one was saved."""
+        return self.playbook_file.read_text(encoding="utf-8") if self.playbook_file.is_file() else None
+
+    def keep_playbook(self, text: str) -> Playbook:
+        """Check a playbook and keep it with the library, whole or not at all (PlaybookError if bad)."""
+        playbook = parse_playbook(text, "your playbook")
+        partial = self.playbook_file.with_suffix(".yaml.partial")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(self.playbook_file)
+        return playbook
 
     # ---------------------------------------------------------------- the grid
 
