@@ -32,9 +32,11 @@ from engine.query.retriever import Retriever
 from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
+from models.answer import Citation
 from models.clause import Clause
 from models.document import Document
 from models.enumeration import Enumeration
+from models.fields import FieldValue
 from models.per_contract import ContractAnswer, PerContract
 from models.plan import CategoryGuess, Filters, QueryPlan
 from models.result import QueryResult
@@ -214,6 +216,12 @@ class QueryEngine:
         doc_id = clause_id.split(":", 1)[0]
         graphs = self.retriever.graphs([doc_id])
         return graphs[0].by_id.get(clause_id) if graphs else None
+
+    def cite_field(self, value: FieldValue) -> Citation | None:
+        """A contract field's sentence as a checked citation of its clause (None if the clause
+        no longer says it); numbered by the caller."""
+        clause = self.clause(value.clause_id)
+        return self.answerer.citer.cite(clause, value.quote) if clause is not None else None
 
     def _clause_in(self, documents: dict[str, Document]) -> Callable[[list[str]], dict[str, Clause]]:
         """Clauses by id among documents already read: from the graphs held in memory, the

@@ -335,8 +335,7 @@ class Library:
 
     def cite_field(self, value: FieldValue) -> Citation | None:
         """A field value's sentence as a checked citation, for the viewer."""
-        clause = self.engine.clause(value.clause_id)
-        citation = self.citer.cite(clause, value.quote) if clause is not None else None
+        citation = self.engine.cite_field(value)
         return citation.model_copy(update={"number": 1}) if citation else None
 
     def graph(self, doc_id: str) -> DocGraph:

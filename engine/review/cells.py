@@ -79,8 +79,7 @@ class CellFiller:
     def _cite(self, values: list[FieldValue]) -> list[Citation]:
         citations = []
         for value in values:
-            clause = self.engine.clause(value.clause_id)
-            citation = self.engine.answerer.citer.cite(clause, value.quote) if clause is not None else None
+            citation = self.engine.cite_field(value)
             if citation is not None:
                 citations.append(citation.model_copy(update={"number": len(citations) + 1}))
         return citations
