@@ -273,7 +273,7 @@ def _ask(library, args) -> int:
     if not documents:
         print("error: the library is empty; add contracts with: python -m engine ingest PATH...", file=sys.stderr)
         return 1
-    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    doc_ids = _scope(library, args.doc)
     streaming = not args.json and sys.stderr.isatty()
     result = library.engine.run(args.question, doc_ids, mode=Mode(args.mode), on_text=_drafting if streaming else None, cite_all=True)
     if result.enumeration is not None:
@@ -299,7 +299,7 @@ def _grid(library, args) -> int:
         columns = [topic_column(q) if q in TOPICS else question_column(q) for q in args.questions]
     else:
         columns = library.reviews.columns() or preset_columns()
-    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    doc_ids = _scope(library, args.doc)
     with _counting("cells") as progress:
         grid = library.reviews.fill(doc_ids, on_progress=progress, columns=columns)
     print(json.dumps(grid_json(grid), indent=2, ensure_ascii=False) if args.json else render_grid(grid))
@@ -311,7 +311,7 @@ def _review(library, args) -> int:
     from engine.views.review_text import render_review, review_json
 
     playbook = load_playbook(args.playbook)
-    doc_ids = [library.find(name).doc_id for name in args.doc] if args.doc else None
+    doc_ids = _scope(library, args.doc)
     with _counting("verdicts") as progress:
         review = library.reviews.review(playbook, doc_ids, on_progress=progress)
     print(json.dumps(review_json(review), indent=2, ensure_ascii=False) if args.json else render_review(review))
@@ -329,6 +329,11 @@ def _counting(unit: str) -> Iterator[Callable[[int, int], None]]:
             bar.update(done - bar.n)
 
         yield progress
+
+
+def _scope(library, names: list[str] | None) -> list[str] | None:
+    """The doc ids of the contracts named by `--doc` (file names or unique prefixes); None, all, without."""
+    return [library.find(name).doc_id for name in names] if names else None
 
 
 def _drafting(text: str) -> None:
