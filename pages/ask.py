@@ -14,21 +14,20 @@ from models.enumeration import Enumeration
 from models.per_contract import PerContract
 from models.plan import Filters
 from ui.answer_view import show_answer, show_enumeration, show_per_contract
-from ui.state import Remembered, conversation, library, library_documents
+from ui.state import Remembered, contract_scope, conversation, library, library_documents
 
 log = logging.getLogger(__name__)
 
 
 def _scope(documents: list[Document]) -> tuple[list[str] | None, Filters]:
-    with st.sidebar, Remembered("ask_docs", "ask_types"):
+    with st.sidebar, Remembered("ask_types"):
         st.subheader("Scope")
-        labels = {f"{d.file_name}": d.doc_id for d in documents}
-        chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="ask_docs", placeholder=f"All {len(documents)} contracts")
+        doc_ids = contract_scope(documents, "ask_docs")
         types = st.multiselect(
             "Only these clause types", [t.value for t in ClauseType], key="ask_types",
             format_func=lambda v: v.replace("_", " "), placeholder="Any clause type",
         )
-    return ([labels[c] for c in chosen] or None), Filters(clause_types=[ClauseType(t) for t in types])
+    return doc_ids, Filters(clause_types=[ClauseType(t) for t in types])
 
 
 def _backend_banner(lib) -> None:

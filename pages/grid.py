@@ -12,7 +12,7 @@ from engine.errors import ClausegraphError
 from engine.service import grid_csv, grid_xlsx, preset_columns, question_column
 from models.review import Grid, GridCell
 from ui.answer_view import citation_chips
-from ui.state import Remembered, library, library_documents
+from ui.state import contract_scope, library, library_documents
 
 log = logging.getLogger(__name__)
 
@@ -129,11 +129,9 @@ def grid_page() -> None:
     documents = library_documents(lib)
     if documents is None:
         return
-    with Remembered("grid_docs"):
-        labels = {d.file_name: d.doc_id for d in documents}
-        chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="grid_docs", placeholder=f"All {len(documents)} contracts")
+    scope = contract_scope(documents, "grid_docs")
     _columns_editor(lib)
-    grid = lib.reviews.grid([labels[c] for c in chosen] or None)
+    grid = lib.reviews.grid(scope)
     if not grid.columns:
         st.info("Choose the grid's columns above: preset topics, or questions of your own.", icon=":material/view_column:")
         return

@@ -12,7 +12,7 @@ from engine.errors import ClausegraphError
 from engine.service import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook, review_csv, review_markdown
 from models.review import Playbook, Review, Status
 from ui.answer_view import citation_chips
-from ui.state import Remembered, library, library_documents
+from ui.state import contract_scope, library, library_documents
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +108,11 @@ def review_page() -> None:
     if documents is None:
         return
     playbook = _playbook(lib)
-    with Remembered("review_docs"):
-        labels = {d.file_name: d.doc_id for d in documents}
-        chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key="review_docs", placeholder=f"All {len(documents)} contracts")
+    scope = contract_scope(documents, "review_docs")
     if playbook is not None and st.button(f"Review against “{playbook.name}”", type="primary", icon=":material/fact_check:", key="review_run"):
         bar = st.progress(0.0, text="Reviewing…")
         try:
-            review = lib.reviews.review(playbook, [labels[c] for c in chosen] or None,
+            review = lib.reviews.review(playbook, scope,
                                         on_progress=lambda done, total: bar.progress(done / total, text=f"Reviewing: {done} of {total} verdicts"))
         except ClausegraphError as error:
             st.error(f"The review stopped: {error}")

@@ -53,6 +53,14 @@ def library_documents(lib: Library) -> list[Document] | None:
     return documents
 
 
+def contract_scope(documents: list[Document], key: str) -> list[str] | None:
+    """The contracts the user picked (doc ids), or None for all of them; remembered across pages."""
+    with Remembered(key):
+        labels = {d.file_name: d.doc_id for d in documents}
+        chosen = st.multiselect("Contracts (none chosen = all)", list(labels), key=key, placeholder=f"All {len(documents)} contracts")
+    return [labels[c] for c in chosen] or None
+
+
 # ------------------------------------------------------------------ what pages hand each other
 
 VIEWER_PAGE = "pages/viewer.py"
