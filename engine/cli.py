@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--llm", default="none", help="none (extractive answers), ollama:MODEL or openai:URL#MODEL")
     evaluate.add_argument("--no-answer", action="store_true", help="retrieve only: leave answer, abstained and citations empty")
     evaluate.add_argument("--ranker", metavar="FILE", help="cross-validate by contract: a ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
+    evaluate.add_argument("--presence-model", metavar="FILE", help="cross-validate by contract: a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
+    evaluate.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting of the preset (repeatable)")
     evaluate.add_argument("--fold-models", metavar="DIR", help="cross-validate by wording: DIR/<style>.npz reads the questions of that style (bench/phrasings/folds.py)")
 
     ask = commands.add_parser("ask", parents=[common], help="answer a question with cited quotes, or abstain")
@@ -86,12 +88,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _library(args):
+    from engine.service import Library
+    from engine.settings import Settings, overrides, store_path
+
+    if not getattr(args, "set", None):
+        return Library(args.db, preset=args.preset)
+    return Library(settings=Settings(store_dir=store_path(args.db), preset=args.preset, **overrides(args.set)))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        from engine.service import Library
-
-        library = Library(args.db, preset=args.preset)
+        library = _library(args)
         return _COMMANDS[args.command](library, args)
     except ClausegraphError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -90,6 +90,9 @@ class RetrievalSettings(_Section):
     trim_chars: int = Field(ge=1, description="longer anchor clauses are cut to their best window")
     follower_chars: int = Field(ge=1, description="graph-found clauses longer than this are cut to their best window")
     topic_weight: float = Field(description="share of a search arm the clause-type ranking counts for")
+    category_weight: float = Field(
+        ge=0, description="share of a search arm the clause-model ranking (the question's likely categories) counts for"
+    )
     chain_definitions: bool = Field(description="a definition using another defined term brings that one at no extra hop")
     window_keyword_weight: float = Field(description="weight of the question's words when choosing a long clause's window")
     heading_boost: float = Field(description="BM25 weight of a word in a heading beside one in the text")
@@ -181,6 +184,26 @@ class Settings(BaseModel):
 class PresetError(ClausegraphError):
     """A preset that cannot be loaded. Not a ValueError, so pydantic passes it through as it is
     and the CLI and the app show its message like any other user error."""
+
+
+def overrides(assignments: list[str]) -> dict:
+    """`["retrieval.category_weight=0.5", ...]` as nested values to lay over a preset: how a
+    benchmark tries one value without writing a preset file. Values are read as JSON."""
+    values: dict = {}
+    for assignment in assignments:
+        path, equals, raw = assignment.partition("=")
+        if not equals or not path.strip():
+            raise PresetError(f"a setting is given as SECTION.NAME=VALUE, not {assignment!r}")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        *sections, name = path.strip().split(".")
+        target = values
+        for section in sections:
+            target = target.setdefault(section, {})
+        target[name] = value
+    return values
 
 
 def presets() -> list[str]:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine.cli import main
-from engine.settings import PRESETS_DIR, PresetError, Settings
+from engine.settings import PRESETS_DIR, PresetError, Settings, overrides
 
 
 def test_the_default_settings_are_the_default_preset_file():
@@ -35,3 +35,15 @@ def test_an_unknown_preset_is_a_clear_error(capsys):
         Settings(preset="nope")
     assert main(["--preset", "nope", "list"]) == 1
     assert capsys.readouterr().err == "error: no preset named 'nope'; the presets are: default, large-library\n"
+
+
+def test_one_value_is_overridden_over_the_preset_and_a_malformed_one_is_refused():
+    """What `engine eval --set` does: try one value without writing a preset file."""
+    values = overrides(["retrieval.category_weight=0.5", "retrieval.ranking=formula", "answer.abstain.threshold=0.3"])
+    assert values == {"retrieval": {"category_weight": 0.5, "ranking": "formula"}, "answer": {"abstain": {"threshold": 0.3}}}
+    settings = Settings(**values)
+    default = Settings()
+    assert (settings.retrieval.category_weight, settings.retrieval.ranking, settings.answer.abstain.threshold) == (0.5, "formula", 0.3)
+    assert settings.retrieval.budget == default.retrieval.budget and settings.fingerprint() != default.fingerprint()
+    with pytest.raises(PresetError, match="SECTION.NAME=VALUE"):
+        overrides(["retrieval.category_weight"])
