@@ -1,6 +1,6 @@
 """Train the clause-presence model on the CUAD dev contracts and save it for ingest.
 
-    .venv/bin/python bench/train_presence.py [--cache FILE] [--workers 2]
+    .venv/bin/python bench/train_presence.py [--cache FILE] [--workers 2] [--hold-docs FILE --out FILE] [--folds-out DIR]
 
 Per CUAD category, a logistic regression over TF-IDF word uni- and bigrams of the sentence
 and its heading, and the words of its whole clause, scores each sentence of a contract; a
@@ -10,12 +10,21 @@ is positive). Thresholds are chosen on 5-fold cross-validated dev scores (folds 
 then the model is refitted on all dev contracts. Test contracts are never read here:
 bench/fields.py measures on them.
 
-Writes engine/fields/presence_model.npz.
+Writes engine/fields/presence_model.npz. `--hold-docs` (contract ids, one per line) leaves those
+contracts out of training and `--out` writes the model elsewhere: a model that never read the
+labels of the contracts an evaluation asks about, so that figures which use its scores
+(retrieval's category arm, the abstain features) are out of sample by contract. `--folds-out`
+also keeps the cross-validation's fold models (`DIR/fold<k>.npz`, with `DIR/contracts.json`
+naming the contracts each one never read), so that a model trained on the presence model's
+scores (bench/train_ranker.py --presence-folds) sees them as they are on a new contract, not
+as on the contracts the presence model learnt from.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import time
 from pathlib import Path
 
@@ -77,10 +86,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, help="parsed clauses kept by bench/fields.py --cache")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--hold-docs", type=Path, help="contract ids to leave out of training, one per line")
+    parser.add_argument("--out", type=Path, default=MODEL_FILE)
+    parser.add_argument("--folds-out", type=Path, help="also write the cross-validation's fold models here")
     args = parser.parse_args()
     require_shared_data()
     started = time.perf_counter()
-    dev = [c for c in cuad_manifest("dev") if c["labelled"]]
+    held = set(args.hold_docs.read_text().split()) if args.hold_docs else set()
+    dev = [c for c in cuad_manifest("dev") if c["labelled"] and c["id"] not in held]
     labels = cuad_labels()
     parsed = load_clauses(cuad_manifest(None), args.workers, args.cache)
     rows = labelled_sentences(dev, parsed, labels)
@@ -90,6 +103,8 @@ def main() -> int:
     x = features(sentence_words, context_words, sentences)
     groups = np.array([r[0] for r in rows])
     coefficients, intercepts, thresholds, kept, cv_f1, dev_contracts = [], [], [], [], [], []
+    splits = list(GroupKFold(FOLDS).split(x, groups=groups))  # the same contracts per fold for every category
+    fold_coefficients, fold_intercepts = [[] for _ in splits], [[] for _ in splits]
     for category in CATEGORIES:
         y = np.array([category in r[2] for r in rows])
         truth = {c["id"]: any(r["category"] == category and r["answerable"] for r in labels.get(c["id"], [])) for c in dev}
@@ -97,9 +112,11 @@ def main() -> int:
             print(f"{category:36} skipped: too few labelled contracts in dev")
             continue
         held_out = np.zeros(len(rows))
-        for train, test in GroupKFold(FOLDS).split(x, y, groups):
+        for fold, (train, test) in enumerate(splits):
             model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(x[train], y[train])
             held_out[test] = model.predict_proba(x[test])[:, 1]
+            fold_coefficients[fold].append(model.coef_[0].astype(np.float32))
+            fold_intercepts[fold].append(float(model.intercept_[0]))
         f1, threshold = best_threshold(groups, held_out, truth)
         model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(x, y)
         coefficients.append(model.coef_[0].astype(np.float32))
@@ -109,17 +126,26 @@ def main() -> int:
         cv_f1.append(f1)
         dev_contracts.append(sum(truth.values()))
         print(f"{category:36} cross-validated dev F1 {f1:.3f} at threshold {threshold:.2f}")
-    np.savez_compressed(
-        MODEL_FILE, categories=np.array(kept), vocabulary=_terms(sentence_words), idf=sentence_words.idf_.astype(np.float32),
+    save = functools.partial(
+        np.savez_compressed, categories=np.array(kept), vocabulary=_terms(sentence_words), idf=sentence_words.idf_.astype(np.float32),
         context_vocabulary=_terms(context_words), context_idf=context_words.idf_.astype(np.float32),
-        coefficients=np.vstack(coefficients), intercepts=np.array(intercepts), thresholds=np.array(thresholds),
-        cv_f1=np.array(cv_f1), dev_contracts=np.array(dev_contracts),
+        thresholds=np.array(thresholds), cv_f1=np.array(cv_f1), dev_contracts=np.array(dev_contracts),
     )
+    save(args.out, coefficients=np.vstack(coefficients), intercepts=np.array(intercepts))
+    if args.folds_out:
+        # the vocabulary and idf are the whole model's: they come from unlabelled text, not from labels
+        args.folds_out.mkdir(parents=True, exist_ok=True)
+        never_read = {}
+        for fold, (_, test) in enumerate(splits):
+            save(args.folds_out / f"fold{fold}.npz", coefficients=np.vstack(fold_coefficients[fold]), intercepts=np.array(fold_intercepts[fold]))
+            never_read[f"fold{fold}.npz"] = sorted(set(groups[test].tolist()))
+        (args.folds_out / "contracts.json").write_text(json.dumps(never_read, indent=1))
+        print(f"wrote {len(splits)} fold models to {args.folds_out}")
     flagged = [f1 for f1, contracts in zip(cv_f1, dev_contracts) if is_reliable(f1, contracts)]
     print(f"flagged in the app: {len(flagged)} categories (cross-validated dev F1 >= {MIN_RELIABLE_F1} in >= {MIN_RELIABLE_CONTRACTS} "
           f"dev contracts), their mean cross-validated dev F1 {np.mean(flagged):.3f}")
-    print(f"mean cross-validated dev F1 {np.mean(cv_f1):.3f} over {len(kept)} categories; wrote {MODEL_FILE} "
-          f"({MODEL_FILE.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
+    print(f"mean cross-validated dev F1 {np.mean(cv_f1):.3f} over {len(kept)} categories; wrote {args.out} "
+          f"({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
     return 0
 
 
