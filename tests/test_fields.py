@@ -7,7 +7,7 @@ import pytest
 
 from engine.fields import extract_fields
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
-from engine.fields.presence import MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, contract_sentences, presence_model
+from engine.fields.presence import MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, clause_scores, contract_sentences, presence_model
 from engine.fields.sentences import split_sentences
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data, parsed
 
@@ -88,6 +88,21 @@ def test_a_sentence_is_read_with_its_clause(gcloud):
     assert alone < model.thresholds["Audit Rights"] <= with_clause
     refs = [c.split(":", 1)[1] for c in extract_fields("g", gcloud.graph.clauses).presence["Audit Rights"].clause_ids]
     assert sorted(refs) == ["7.10", "7.11", "7.3", "7.4", "7.8", "7.9"]
+
+
+def test_each_clause_is_scored_by_its_best_sentence_for_every_category(gcloud):
+    """What the search's category arm reads: G-Cloud's insurance clause is 8.32, and a clause's
+    score is its best sentence's (7.10's audit sentence, read with its clause)."""
+    model = presence_model()
+    clauses = gcloud.graph.clauses
+    table = clause_scores(clauses)
+    assert table.shape == (len(clauses), len(model.categories))
+    insurance = table[:, model.categories.index("Insurance")]
+    assert clauses[int(insurance.argmax())].ref == "8.32" and insurance.max() >= model.thresholds["Insurance"]
+    audit = model.categories.index("Audit Rights")
+    row = next(i for i, c in enumerate(clauses) if c.ref == "7.10")
+    sentences = [s for s in contract_sentences(split_sentences(clauses)) if s.span[0].ref == "7.10"]
+    assert table[row, audit] == pytest.approx(model.scores(sentences)[:, audit].max(), abs=1e-6)
 
 
 def test_only_categories_found_well_in_enough_dev_contracts_are_flagged():

@@ -23,7 +23,8 @@ import numpy as np
 import scipy.sparse as sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from engine.fields.sentences import Span
+from engine.fields.sentences import Span, split_sentences
+from models.clause import Clause
 
 MODEL_FILE = Path(__file__).with_name("presence_model.npz")
 EVIDENCE_SENTENCES = 2
@@ -126,6 +127,34 @@ class PresenceModel:
         return 1.0 / (1.0 + np.exp(-np.asarray(logits)))
 
 
+_model_file = MODEL_FILE
+
+
 @cache
 def presence_model() -> PresenceModel:
-    return PresenceModel()
+    return PresenceModel(_model_file)
+
+
+def use_presence_model(path: Path) -> None:
+    """Score with another model file from now on: a benchmark's model that never read the labels
+    of the contracts it asks about (bench/train_presence.py --hold-docs)."""
+    global _model_file
+    _model_file = path
+    presence_model.cache_clear()
+
+
+def clause_scores(clauses: list[Clause]) -> np.ndarray:
+    """Each clause's best sentence, scored for every category: rows in `clauses` order, columns
+    in the model's. The search's clause-model arm reads a column: the clauses most likely of the
+    category a question is about, whatever words the question used."""
+    model = presence_model()
+    table = np.zeros((len(clauses), len(model.categories)), dtype=np.float32)
+    scored = contract_sentences(split_sentences(clauses))
+    if not scored:
+        return table
+    row_of = {clause.clause_id: row for row, clause in enumerate(clauses)}
+    probabilities = model.scores(scored)
+    for sentence, row in zip(scored, probabilities):
+        index = row_of[sentence.span[0].clause_id]
+        np.maximum(table[index], row, out=table[index])
+    return table

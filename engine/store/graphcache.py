@@ -90,6 +90,14 @@ class DocGraph:
         return {c.clause_id: stems(f"{c.heading} {c.text}") for c in self.clauses}
 
     @cached_property
+    def category_scores(self) -> np.ndarray:
+        """Clause (rows, in `clauses` order) x presence-model category: how likely each clause
+        is of each kind, read once per document when a question first needs it (tens of ms)."""
+        from engine.fields.presence import clause_scores
+
+        return clause_scores(self.clauses)
+
+    @cached_property
     def party_names(self) -> list[set[str]]:
         """Each party's name words, as the opening sentence introduces it (lower case)."""
         from engine.fields.parties import name_words, parties_in
@@ -125,6 +133,11 @@ class GraphCache:
 
     def get(self, document: Document) -> DocGraph:
         return self.get_many([document])[0]
+
+    def clear(self) -> None:
+        """Forget every held graph, and what was computed from it: each is read again on next use."""
+        with self._lock:
+            self._graphs.clear()
 
     def held(self, document: Document) -> DocGraph | None:
         """This document's graph if it is in memory; never loads it."""
