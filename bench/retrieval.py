@@ -1,6 +1,6 @@
 """Retrieval quality and speed: the four modes and the plain LlamaIndex pipeline, side by side.
 
-    .venv/bin/python bench/retrieval.py [--db data/bench-store] [--sets multihop_dev cuad_dev]
+    .venv/bin/python bench/retrieval.py [--db data/bench-store] [--sets multihop_dev cuad_dev] [--presence-folds DIR]
 
 Runs every question set of ../shared/bench (and bench/multihop/dev_extra.jsonl) through the
 evaluation harness in each mode (keyword, vector, hybrid, graph; graph once more ranked by the
@@ -13,7 +13,10 @@ from the store are ingested first (the store is kept for the next run).
 The shipped learned ranker was trained on these dev sets, so the graph column is in sample.
 The `graph-held-out` column beside it is the same pipeline with each question's candidates
 ranked by a ranker trained without its contract (5 folds by contract over every dev set,
-`bench/train_ranker.py`'s training): that one is the result.
+`bench/train_ranker.py`'s training): that one is the result. The ranker reads the presence
+model's clause scores, and the shipped presence model read the dev contracts' labels: with
+`--presence-folds DIR` (bench/train_presence.py --folds-out) every contract of the held-out
+column, in training and in the run, is scored by the fold model that never read its labels.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def groups_table(title: str, groups: dict[str, dict[str, Scores]], budget: int =
     return "\n".join(lines)
 
 
-def held_out_rankers(library: Library, folder: Path) -> dict[str, LearnedRanker]:
+def held_out_rankers(library: Library, folder: Path, presence: train_ranker.PresenceFolds) -> dict[str, LearnedRanker]:
     """Contract -> a ranker trained on every dev set's questions but those of its fold of
     contracts (a contract no question trained on gets the first fold's)."""
     items = []
@@ -91,7 +94,7 @@ def held_out_rankers(library: Library, folder: Path) -> dict[str, LearnedRanker]
         questions = load_questions(train_ranker.SETS[name])
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"held-out rankers: collecting {name}", flush=True)
-        items += train_ranker.collect(library, questions, mapping, source=name)
+        items += train_ranker.collect(library, questions, mapping, source=name, presence=presence)
     rankers: dict[str, LearnedRanker] = {}
     first = None
     for number, contracts in enumerate(train_ranker.folds_of(items, FOLDS)):
@@ -105,23 +108,28 @@ def held_out_rankers(library: Library, folder: Path) -> dict[str, LearnedRanker]
     return collections.defaultdict(lambda: first, rankers)
 
 
-def run_held_out(library: Library, questions: list[Question], mapping: dict[str, str], rankers: dict[str, LearnedRanker]):
-    """The graph mode, each question ranked by the ranker that never saw its contract."""
+def run_held_out(library: Library, questions: list[Question], mapping: dict[str, str], rankers: dict[str, LearnedRanker],
+                 presence: train_ranker.PresenceFolds):
+    """The graph mode, each question ranked by the ranker that never saw its contract, over the
+    presence scores of the model that never read its labels; one contract at a time."""
     shipped = library.retriever.ranker
     outputs, retrievals = {}, {}
     try:
-        for ranker in {id(r): r for r in (rankers[q.docs[0]] for q in questions)}.values():
-            library.retriever.ranker = ranker
-            asked = [q for q in questions if rankers[q.docs[0]] is ranker]
+        for contract in dict.fromkeys(q.docs[0] for q in questions):
+            library.retriever.ranker = rankers[contract]
+            presence.use_for(contract, library.retriever.graphs([mapping[contract]]))
+            asked = [q for q in questions if q.docs[0] == contract]
             more_outputs, more_retrievals = run(library, asked, mapping, Mode.GRAPH)
             outputs.update(more_outputs)
             retrievals.update(more_retrievals)
     finally:
         library.retriever.ranker = shipped
+        presence.use_for("", [])  # back to the shipped model for the other columns
+        library.graphs.clear()
     return {q.id: outputs[q.id] for q in questions}, retrievals
 
 
-def bench_set(library: Library, name: str, baseline_dir: Path, rankers: dict[str, LearnedRanker]) -> None:
+def bench_set(library: Library, name: str, baseline_dir: Path, rankers: dict[str, LearnedRanker], presence: train_ranker.PresenceFolds) -> None:
     questions = load_questions(OWN_SETS.get(name, BENCH_DIR / f"{name}.jsonl"))
     mapping = ensure_documents(library, questions, SHARED_DATA, say=lambda line: print("  " + line, flush=True))
     overall: dict[str, Scores] = {}
@@ -140,7 +148,7 @@ def bench_set(library: Library, name: str, baseline_dir: Path, rankers: dict[str
         overall[column], types[column], hops[column] = result.overall, result.by_type, result.by_hops
         misses[column] = result.misses
         if mode is Mode.GRAPH and column == Mode.GRAPH.value:
-            outputs, retrievals = run_held_out(library, questions, mapping, rankers)
+            outputs, retrievals = run_held_out(library, questions, mapping, rankers, presence)
             result = report(library, questions, outputs, retrievals, mapping, mode)
             overall[HELD_OUT], types[HELD_OUT], hops[HELD_OUT] = result.overall, result.by_type, result.by_hops
             misses[HELD_OUT] = result.misses
@@ -168,14 +176,18 @@ def main() -> None:
     parser.add_argument("--db", default=str(BENCH_STORE), help="store for the benchmark's documents")
     parser.add_argument("--sets", nargs="+", default=["multihop_dev", "dev_extra", "cuad_dev"],
                         help=f"question sets in ../shared/bench, or {', '.join(OWN_SETS)} (bench/multihop)")
+    parser.add_argument("--presence-folds", type=Path, help="presence fold models for the held-out column (bench/train_presence.py --folds-out)")
     args = parser.parse_args()
     require_shared_data()
     library = Library(Path(args.db))
     print("Retrieval on the dev question sets (one run, this machine; times without an LLM)")
     with tempfile.TemporaryDirectory() as tmp:
-        rankers = held_out_rankers(library, Path(tmp))
+        presence = train_ranker.PresenceFolds(args.presence_folds, train_ranker.PRESENCE_MODEL)
+        rankers = held_out_rankers(library, Path(tmp), presence)
+        presence.use_for("", [])
+        library.graphs.clear()  # the other columns score with the shipped presence model
         for name in args.sets:
-            bench_set(library, name, Path(tmp), rankers)
+            bench_set(library, name, Path(tmp), rankers, presence)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ grouped by contract, beside the hand-set formula, on every dev question set.
 
     .venv/bin/python bench/train_ranker.py [--db data/bench-store] [--sets multihop_dev dev_extra cuad_dev]
                                            [--folds 5] [--retrieval KEY=VALUE ...] [--write]
+                                           [--presence-folds DIR] [--presence-model FILE] [--question-model FILE]
 
 For each answerable question, the graph mode's candidates (anchors and what the walk reached)
 are collected with their features and the passage each would become; a candidate is positive
@@ -11,6 +12,14 @@ regression is fitted on the other contracts' questions in each fold and the held
 questions' context is rebuilt in its order; recall and completeness at 4k and 8k are printed
 for the formula and the held-out ranking, per set, per type and per hops, with the worst fold.
 `--write` saves the model fitted on every question to engine/query/ranker.npz.
+
+Two features read other trained models, so they are computed as on a contract or a wording
+those models never saw: `--presence-folds DIR` (bench/train_presence.py --folds-out) scores each
+contract's clauses with the presence model that never read its labels (the rest with
+`--presence-model`, default the shipped one), and `--question-model FILE` reads the questions
+with a question model trained without their wording (bench/phrasings/folds.py's `cuad.npz`), so
+the ranker learns how far to trust a category guess as sure as a new wording's, not as sure as
+one the question model was fitted on.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +39,8 @@ from common import BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, require_sh
 
 from engine.eval.harness import ensure_documents, load_questions
 from engine.eval.scores import Question, snippet_found
+from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL, use_presence_model
+from engine.query.meaning import QuestionModel
 from engine.query.rank import FEATURES, MODEL_FILE, candidate_features, in_order
 from engine.query.select import select, to_passage
 from engine.service import Library
@@ -60,7 +72,26 @@ class Collected:
     plan: object = None
 
 
-def collect(library: Library, questions: list[Question], mapping: dict[str, str], source: str) -> list[Collected]:
+class PresenceFolds:
+    """Which presence model scores a contract: the fold model that never read its labels."""
+
+    def __init__(self, folder: Path | None, default: Path) -> None:
+        self.default, self.current = default, None
+        self.model_of: dict[str, Path] = {}
+        if folder is not None:
+            for name, contracts in json.loads((folder / "contracts.json").read_text()).items():
+                self.model_of.update({contract: folder / name for contract in contracts})
+
+    def use_for(self, doc_path: str, graphs) -> None:
+        model = self.model_of.get(Path(doc_path).stem, self.default)
+        if model != self.current:
+            use_presence_model(model)
+            self.current = model
+        for graph in graphs:  # scores cached with another contract's model are not this one's
+            graph.__dict__.pop("category_scores", None)
+
+
+def collect(library: Library, questions: list[Question], mapping: dict[str, str], source: str, presence: PresenceFolds | None = None) -> list[Collected]:
     engine, retriever, settings = library.engine, library.retriever, library.settings
     collected = []
     for number, question in enumerate(questions, start=1):
@@ -68,6 +99,8 @@ def collect(library: Library, questions: list[Question], mapping: dict[str, str]
             continue
         doc_ids = [mapping[d] for d in question.docs if d in mapping]
         graphs = retriever.graphs(doc_ids)
+        if presence is not None:
+            presence.use_for(question.docs[0], graphs)
         plan = engine.plan(question.question, graphs, None, settings)
         found = retriever.candidates(plan, settings.retrieval, Mode.GRAPH, graphs)
         candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
@@ -158,6 +191,9 @@ def main() -> None:
     parser.add_argument("--held-out-model", type=Path, help="where that second model goes (with --hold-docs)")
     parser.add_argument("--variant", default="learned, multi-hop weighted", help="the variant --write saves and the in-sample column shows")
     parser.add_argument("--write", action="store_true", help=f"save the model fitted on every question to {MODEL_FILE.relative_to(PROJECT_ROOT)}")
+    parser.add_argument("--presence-folds", type=Path, help="presence fold models (bench/train_presence.py --folds-out)")
+    parser.add_argument("--presence-model", type=Path, default=PRESENCE_MODEL, help="the presence model for contracts no fold model left out")
+    parser.add_argument("--question-model", type=Path, help="a question model trained without these questions' wording")
     parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
@@ -165,12 +201,15 @@ def main() -> None:
     retrieval = library.settings.retrieval
     retrieval = retrieval.model_validate({**retrieval.model_dump(), **dict(change.split("=", 1) for change in args.retrieval)})
     library.settings = library.settings.model_copy(update={"retrieval": retrieval})  # collect() reads library.settings
+    presence = PresenceFolds(args.presence_folds, args.presence_model)
+    if args.question_model:
+        library.engine.meaning = QuestionModel(args.question_model)
     items: list[Collected] = []
     for name in args.sets:
         questions = load_questions(SETS[name])
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"{name}: collecting candidates for {sum(q.answerable for q in questions)} answerable questions", flush=True)
-        items += collect(library, questions, mapping, source=name)
+        items += collect(library, questions, mapping, source=name, presence=presence)
     positives = sum(int(i.labels.sum()) for i in items)
     print(f"{len(items)} questions, {sum(len(i.labels) for i in items)} candidates, {positives} holding evidence, "
           f"{sum(1 for i in items if i.labels.sum() == 0)} questions with none among the candidates")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.query.anchors import NAMED_SECTION_ORDER, Candidate, inject_named, ranked_anchors
-from engine.query.arms import KEYWORD, TOPIC, VECTOR, search
+from engine.query.arms import CATEGORY, KEYWORD, TOPIC, VECTOR, search
 from engine.query.retriever import STAGES
 from engine.query.scope import SearchScope
 from engine.query.select import select
@@ -30,7 +30,7 @@ def scope_of(sample_library):
 
 def test_modes_choose_stages():
     assert STAGES[Mode.KEYWORD].arms == (KEYWORD,) and not STAGES[Mode.KEYWORD].walk
-    assert STAGES[Mode.HYBRID].arms == (KEYWORD, VECTOR, TOPIC) and not STAGES[Mode.HYBRID].named_anchors
+    assert STAGES[Mode.HYBRID].arms == (KEYWORD, VECTOR, TOPIC, CATEGORY) and not STAGES[Mode.HYBRID].named_anchors
     assert STAGES[Mode.GRAPH].named_anchors and STAGES[Mode.GRAPH].walk
 
 
@@ -44,6 +44,22 @@ def test_search_fuses_the_arms_it_is_given_and_remembers_their_ranks(sample_libr
     assert list(fused.ranks) == [KEYWORD, VECTOR]
     assert len({n.node.node_id for n in fused.nodes}) == len(fused.nodes)  # a clause once, however many arms found it
     assert {n.node.node_id for n in keyword.nodes} <= {n.node.node_id for n in fused.nodes}
+
+
+@pytest.mark.parametrize("question, refs", [
+    ("If the supplier is bought by another company, can the framework be ended?", ["5.4", "5.4.2", "5.4.1"]),
+    ("Who carries the risk if something goes wrong and how much can be claimed?", ["4.6.4", "4.6.1"]),
+])
+def test_the_category_arm_finds_the_clause_of_the_kind_meant_without_its_words(sample_library, scope_of, question, refs):
+    """Neither question says "change of control" or "liability": the question model reads what
+    it is about, and the presence model finds G-Cloud's clauses of that kind ("Termination on
+    change of Control"; "each Party's total aggregate liability ... shall not exceed")."""
+    scope = scope_of(question, GCLOUD)
+    settings = sample_library.settings.retrieval
+    found = search(sample_library.store, scope, (CATEGORY,), settings.model_copy(update={"category_weight": 1.0}))
+    assert list(found.ranks) == [CATEGORY]
+    assert [scope.by_id[n.node.node_id][0].ref for n in found.nodes[: len(refs)]] == refs
+    assert search(sample_library.store, scope, (CATEGORY,), settings.model_copy(update={"category_weight": 0.0})).nodes == []
 
 
 def test_anchors_are_ranked_and_a_named_section_goes_first(sample_library, scope_of):

@@ -13,6 +13,7 @@ evidence. The context is then filled in that order.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -21,11 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from engine.query.anchors import Candidate
+from engine.query.arms import category_likelihood, category_weights
 from engine.query.scope import SearchScope
 from engine.text.matching import stems
 from models.clause import ClauseKind
 from models.edge import EdgeType
 from models.plan import QueryPlan
+
+log = logging.getLogger(__name__)
 
 MODEL_FILE = Path(__file__).with_name("ranker.npz")
 THIN_CHARS = 300  # a clause this short with parts of its own is little more than their heading
@@ -38,6 +42,7 @@ FEATURES = [
     "walked", "hops", "walk_score", "origin_rank", "origin_score",
     *[f"edge_{edge.lower()}_{direction}" for edge, direction in _EDGES],
     "label_named", "topic_match", "definition", "thin", "log_chars", "position", "word_coverage", "lexicon_coverage",
+    "category_score", "category_rank",
 ]
 
 
@@ -55,6 +60,7 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
     keyword_stems = stems(" ".join(plan.keywords))
     lexicon_stems = stems(" ".join(plan.expansions))
     topics = set(plan.topics)
+    by_category = _category_standing(scope, plan)
     candidates = [_as_found(anchor, walked.get(clause_id)) for clause_id, anchor in anchors.items()]
     candidates += [f for f in followers if f.clause.clause_id not in anchors]
     rows = []
@@ -93,10 +99,28 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
             "word_coverage": len(keyword_stems & clause_stems) / len(keyword_stems) if keyword_stems else 0.0,
             "lexicon_coverage": len(lexicon_stems & clause_stems) / len(lexicon_stems) if lexicon_stems else 0.0,
         }
+        row["category_score"], row["category_rank"] = by_category.get(clause_id, (0.0, math.log1p(_ABSENT_RANK)))
         for edge, direction in _EDGES:
             row[f"edge_{edge.lower()}_{direction}"] = float(bool(follower and (follower.why.edge, follower.why.direction) == (edge, direction)))
         rows.append([row[name] for name in FEATURES])
     return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+
+
+def _category_standing(scope: SearchScope, plan: QueryPlan) -> dict[str, tuple[float, float]]:
+    """Clause id -> how likely the presence model finds it of the question's guessed categories,
+    and its log rank by that within its contract: what the words of a question worded far from
+    the contract's cannot say."""
+    weights = category_weights(plan)
+    if not weights:
+        return {}
+    standing = {}
+    for graph in scope.graphs:
+        likelihood = category_likelihood(graph, weights)
+        ranks = np.empty(len(likelihood), dtype=np.int64)
+        ranks[np.argsort(-likelihood)] = np.arange(1, len(likelihood) + 1)
+        for clause, score, rank in zip(graph.clauses, likelihood.tolist(), ranks.tolist()):
+            standing[clause.clause_id] = (score, math.log1p(rank))
+    return standing
 
 
 def _as_found(anchor: Candidate, follower: Candidate | None) -> Candidate:
@@ -179,5 +203,12 @@ class LearnedRanker:
 
 @cache
 def learned_ranker() -> LearnedRanker | None:
-    """The shipped ranker, or None when no model file is present (the formula ranks then)."""
-    return LearnedRanker() if MODEL_FILE.is_file() else None
+    """The shipped ranker, or None when no model file is present or it was trained on other
+    features than this code computes (the formula ranks then, and the log says why)."""
+    if not MODEL_FILE.is_file():
+        return None
+    try:
+        return LearnedRanker()
+    except ValueError as error:
+        log.warning("ranking by the formula: %s", error)
+        return None

@@ -22,7 +22,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from engine.embed import Embedder
 from engine.query.anchors import Candidate, inject_named, ranked_anchors
-from engine.query.arms import KEYWORD, TOPIC, VECTOR, search
+from engine.query.arms import CATEGORY, KEYWORD, TOPIC, VECTOR, search
 from engine.query.scope import SearchScope
 from engine.query.rank import LearnedRanker, learned_ranker
 from engine.query.select import select, select_ranked
@@ -46,8 +46,8 @@ class Stages:
 STAGES: dict[Mode, Stages] = {
     Mode.KEYWORD: Stages(arms=(KEYWORD,)),
     Mode.VECTOR: Stages(arms=(VECTOR,)),
-    Mode.HYBRID: Stages(arms=(KEYWORD, VECTOR, TOPIC)),
-    Mode.GRAPH: Stages(arms=(KEYWORD, VECTOR, TOPIC), named_anchors=True, walk=True),
+    Mode.HYBRID: Stages(arms=(KEYWORD, VECTOR, TOPIC, CATEGORY)),
+    Mode.GRAPH: Stages(arms=(KEYWORD, VECTOR, TOPIC, CATEGORY), named_anchors=True, walk=True),
 }
 
 
