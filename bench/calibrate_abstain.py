@@ -35,6 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.abstain import FEATURES, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
+from engine.fields.presence import use_presence_model  # noqa: E402
 from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions, wording_folds  # noqa: E402
 from engine.query.rank import LearnedRanker  # noqa: E402
 from engine.service import Library  # noqa: E402
@@ -149,6 +150,7 @@ def main() -> int:
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder the questions' doc paths are relative to")
     parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
     parser.add_argument("--ranker", help="a candidate ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
+    parser.add_argument("--presence-model", help="a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
     parser.add_argument("--cache", help="features file: read if it exists, else written after collecting")
     parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
@@ -165,6 +167,8 @@ def main() -> int:
         library = Library(args.db, preset=args.preset)
         if args.ranker:
             library.retriever.ranker = LearnedRanker(Path(args.ranker))
+        if args.presence_model:
+            use_presence_model(Path(args.presence_model))
         questions = load_questions(Path(args.questions))
         mapping = ensure_documents(library, questions, Path(args.data))
         folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
