@@ -89,8 +89,8 @@ def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, 
     assert chip.label == f"[1] Section 4.6.1 · p. 9 · {GCLOUD.name}"
     trail = at.dataframe[0].value  # how the evidence was found
     found_by = {row["Clause"]: (row["Found by"], row["Cited"]) for _, row in trail.iterrows()}
-    assert list(trail["Clause"][:2]) == ["Section 4.6.3", "Section 4.6.1"]  # the learned ranking: the carve-outs, then the cap
-    assert found_by["Section 4.6.1"] == ("search hit (keyword #1, vector #1, topic #1)", True)
+    assert list(trail["Clause"][:2]) == ["Section 4.6.1", "Section 4.6.4"]  # the learned ranking: the cap, then the overall limit
+    assert found_by["Section 4.6.1"] == ("search hit (keyword #1, vector #1, topic #1, category #2)", True)
     assert found_by["Section 4.6.2"] == ("cited by 4.6.1 (1 hop)", True)
     assert found_by["Section 4.6.3"] == ("cited by 4.6.4 (1 hop)", True)  # "Subject to Clause 4.6.3 above"
 
