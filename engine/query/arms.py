@@ -25,11 +25,9 @@ from llama_index.core.retrievers import BaseRetriever, QueryFusionRetriever
 from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from engine.fields.presence import presence_model
 from engine.query.scope import SearchScope
 from engine.settings import RetrievalSettings
 from engine.store.clause_store import ClauseStore
-from engine.store.graphcache import DocGraph
 from models.clause import Clause, ClauseKind
 from models.plan import QueryPlan
 
@@ -123,39 +121,19 @@ class CategoryArm(_Arm):
 
     name = CATEGORY
 
-    def __init__(self, scope: SearchScope, weights: dict[int, float], limit: int) -> None:
+    def __init__(self, scope: SearchScope, limit: int) -> None:
         super().__init__()
-        self.scope, self.weights, self.limit = scope, weights, limit
+        self.scope, self.limit = scope, limit
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         scored = []
         for graph in self.scope.graphs:
-            likelihood = category_likelihood(graph, self.weights)
+            likelihood = self.scope.category_likelihood[graph.doc_id]
             for row in np.argsort(-likelihood)[: self.limit]:
                 clause = graph.clauses[row]
                 if self.scope.admits(clause.clause_id) and clause.kind is not ClauseKind.TOC:
                     scored.append((clause.clause_id, float(likelihood[row])))
         return self._remember(sorted(scored, key=lambda item: -item[1])[: self.limit])
-
-
-def category_weights(plan: QueryPlan) -> dict[int, float]:
-    """Presence-model column -> the share of the question model's guesses that category has.
-    Shares, not probabilities: a question in an unfamiliar style spreads its probability (a
-    scenario's right category often has 0.3 of it), and the ranker that reads these learnt on
-    confident ones. A guess the presence model has no column for (the title, the parties)
-    keeps its share, so a question about those weighs every clause category down."""
-    known = presence_model().categories
-    total = sum(g.probability for g in plan.categories)
-    if total <= 0:
-        return {}
-    return {known.index(g.category): g.probability / total for g in plan.categories if g.category in known}
-
-
-def category_likelihood(graph: DocGraph, weights: dict[int, float]) -> np.ndarray:
-    """Per clause of `graph`, the guessed categories' presence probabilities, weighted by the guesses'."""
-    if not weights or not graph.clauses:
-        return np.zeros(len(graph.clauses), dtype=np.float32)
-    return graph.category_scores[:, list(weights)] @ np.array(list(weights.values()), dtype=np.float32)
 
 
 class TopicArm(_Arm):
@@ -190,8 +168,8 @@ def search(store: ClauseStore, scope: SearchScope, arms: tuple[str, ...], settin
             topic = TopicArm(topical, settings.pool)
             fused = with_topic(fused, topic.retrieve(plan.question), settings.topic_weight, settings.rrf_k)
             searched.append(topic)
-    if CATEGORY in arms and settings.category_weight > 0 and (weights := category_weights(plan)):
-        category = CategoryArm(scope, weights, settings.pool)
+    if CATEGORY in arms and settings.category_weight > 0 and scope.category_likelihood:
+        category = CategoryArm(scope, settings.pool)
         fused = with_topic(fused, category.retrieve(plan.question), settings.category_weight, settings.rrf_k)
         searched.append(category)
     return Ranking(fused, {arm.name: arm.ranks for arm in searched})

@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from engine.query.anchors import Candidate
-from engine.query.arms import category_likelihood, category_weights
 from engine.query.scope import SearchScope
 from engine.text.matching import stems
 from models.clause import ClauseKind
@@ -60,7 +59,7 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
     keyword_stems = stems(" ".join(plan.keywords))
     lexicon_stems = stems(" ".join(plan.expansions))
     topics = set(plan.topics)
-    by_category = _category_standing(scope, plan)
+    by_category = _category_standing(scope)
     candidates = [_as_found(anchor, walked.get(clause_id)) for clause_id, anchor in anchors.items()]
     candidates += [f for f in followers if f.clause.clause_id not in anchors]
     rows = []
@@ -106,16 +105,15 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
     return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
 
-def _category_standing(scope: SearchScope, plan: QueryPlan) -> dict[str, tuple[float, float]]:
+def _category_standing(scope: SearchScope) -> dict[str, tuple[float, float]]:
     """Clause id -> how likely the presence model finds it of the question's guessed categories,
     and its log rank by that within its contract: what the words of a question worded far from
     the contract's cannot say."""
-    weights = category_weights(plan)
-    if not weights:
-        return {}
     standing = {}
     for graph in scope.graphs:
-        likelihood = category_likelihood(graph, weights)
+        likelihood = scope.category_likelihood.get(graph.doc_id)
+        if likelihood is None:  # no guessed category has a presence column
+            continue
         ranks = np.empty(len(likelihood), dtype=np.int64)
         ranks[np.argsort(-likelihood)] = np.arange(1, len(likelihood) + 1)
         for clause, score, rank in zip(graph.clauses, likelihood.tolist(), ranks.tolist()):

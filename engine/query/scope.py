@@ -7,9 +7,11 @@ Hard filters are applied here, once, so no stage can search outside them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from engine.fields.presence import presence_model
 from engine.store.clause_store import in_list
 from engine.store.graphcache import DocGraph
 from models.clause import Clause
@@ -30,6 +32,17 @@ class SearchScope:
         by_id = {c.clause_id: (c, g) for g in graphs for c in g.clauses}
         return cls(plan, graphs, vector, similarities(graphs, vector), allowed(plan, graphs), by_id)
 
+    @cached_property
+    def category_likelihood(self) -> dict[str, np.ndarray]:
+        """Doc id -> each clause's (in `clauses` order) presence-model probability of the
+        question's guessed categories, weighted by their shares; empty when none has a column.
+        The category arm ranks by it and the ranker reads it."""
+        weights = category_weights(self.plan)
+        if not weights:
+            return {}
+        columns, shares = list(weights), np.array(list(weights.values()), dtype=np.float32)
+        return {g.doc_id: g.category_scores[:, columns] @ shares if g.clauses else np.zeros(0, np.float32) for g in self.graphs}
+
     def admits(self, clause_id: str) -> bool:
         return self.allowed is None or clause_id in self.allowed
 
@@ -39,6 +52,19 @@ class SearchScope:
         if self.allowed is not None:
             where += " AND " + in_list("clause_id", sorted(self.allowed) or ["-"])
         return where
+
+
+def category_weights(plan: QueryPlan) -> dict[int, float]:
+    """Presence-model column -> the share of the question model's guesses that category has.
+    Shares, not probabilities: a question in an unfamiliar style spreads its probability (a
+    scenario's right category often has 0.3 of it), and the ranker that reads these learnt on
+    confident ones. A guess the presence model has no column for (the title, the parties)
+    keeps its share, so a question about those weighs every clause category down."""
+    known = presence_model().categories
+    total = sum(g.probability for g in plan.categories)
+    if total <= 0:
+        return {}
+    return {known.index(g.category): g.probability / total for g in plan.categories if g.category in known}
 
 
 def similarities(graphs: list[DocGraph], vector: np.ndarray) -> dict[str, float]:
