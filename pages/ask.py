@@ -6,7 +6,6 @@ import logging
 
 import streamlit as st
 
-from engine.errors import ClausegraphError
 from engine.service import conversation_markdown
 from models.clause import ClauseType
 from models.document import Document
@@ -14,6 +13,7 @@ from models.enumeration import Enumeration
 from models.per_contract import PerContract
 from models.plan import Filters
 from ui.answer_view import show_answer, show_enumeration, show_per_contract
+from ui.errors import reported
 from ui.state import Remembered, contract_scope, conversation, library, library_documents
 
 log = logging.getLogger(__name__)
@@ -55,15 +55,10 @@ def _ask(lib, question: str, doc_ids: list[str] | None, filters: Filters) -> Non
         def progress(done: int, total: int) -> None:
             bar.progress(done / total, text=f"Answering contract by contract: {done} of {total}")
 
-        try:
-            with st.spinner("Searching the clause graph and checking quotes…"):
-                answer = lib.ask(question, doc_ids, filters, on_text=stream, on_progress=progress).shown
-        except ClausegraphError as error:
-            st.error(str(error))
-            return
-        except Exception:  # never a traceback in the app; the log keeps the details
-            log.exception("answering failed")
-            st.error("Something went wrong while answering. The question was not lost: try again, or check the log.")
+        failed = "Something went wrong while answering. The question was not lost: try again, or check the log."
+        with reported(log, "answering", "{error}", failed) as attempt, st.spinner("Searching the clause graph and checking quotes…"):
+            answer = lib.ask(question, doc_ids, filters, on_text=stream, on_progress=progress).shown
+        if attempt.failed:
             return
         draft.empty()
         bar.empty()

@@ -8,10 +8,10 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from engine.errors import ClausegraphError
 from engine.service import grid_csv, grid_xlsx, preset_columns, question_column
 from models.review import Grid, GridCell
 from ui.answer_view import citation_chips
+from ui.errors import reported
 from ui.state import contract_scope, library, library_documents
 
 log = logging.getLogger(__name__)
@@ -69,19 +69,15 @@ def _fill(lib, grid: Grid, rerun: str | None = None) -> None:
     todo = [row.doc_id for row in grid.rows if rerun or any(c.id not in row.cells for c in grid.columns)]
     bar = st.progress(0.0, text="Filling the grid…")
     table = st.empty()
-    try:
+    failed = "Something went wrong while filling the grid. The cells filled so far are kept; try again, or check the log."
+    with reported(log, "filling the grid", "The grid stopped: {error}. The cells filled so far are kept.", failed) as attempt:
         if rerun is not None:
             lib.reviews.clear(rerun)  # every row fills the column again below
         for done, doc_id in enumerate(todo, start=1):
             lib.reviews.fill([doc_id])
             table.dataframe(_styled(_table(lib.reviews.grid(_scope_ids(grid)))), hide_index=True, width="stretch")
             bar.progress(done / len(todo), text=f"Filling the grid: {done} of {len(todo)} contracts")
-    except ClausegraphError as error:
-        st.error(f"The grid stopped: {error}. The cells filled so far are kept.")
-        return
-    except Exception:  # never a traceback in the app; the filled cells are kept
-        log.exception("filling the grid failed")
-        st.error("Something went wrong while filling the grid. The cells filled so far are kept; try again, or check the log.")
+    if attempt.failed:
         return
     st.rerun()
 

@@ -8,10 +8,10 @@ import logging
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.errors import ClausegraphError
 from engine.service import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook, review_csv, review_markdown
 from models.review import Playbook, Review, Status
 from ui.answer_view import citation_chips
+from ui.errors import reported
 from ui.state import contract_scope, library, library_documents
 
 log = logging.getLogger(__name__)
@@ -111,15 +111,11 @@ def review_page() -> None:
     scope = contract_scope(documents, "review_docs")
     if playbook is not None and st.button(f"Review against “{playbook.name}”", type="primary", icon=":material/fact_check:", key="review_run"):
         bar = st.progress(0.0, text="Reviewing…")
-        try:
+        failed = "Something went wrong during the review; check the log and try again."
+        with reported(log, "the review", "The review stopped: {error}", failed) as attempt:
             review = lib.reviews.review(playbook, scope,
                                         on_progress=lambda done, total: bar.progress(done / total, text=f"Reviewing: {done} of {total} verdicts"))
-        except ClausegraphError as error:
-            st.error(f"The review stopped: {error}")
-            return
-        except Exception:  # never a traceback in the app
-            log.exception("the review failed")
-            st.error("Something went wrong during the review; check the log and try again.")
+        if attempt.failed:
             return
         st.session_state["review_result"] = review.model_dump(mode="json")
         bar.empty()

@@ -7,11 +7,11 @@ import logging
 
 import streamlit as st
 
-from engine.errors import ClausegraphError
 from models.clause import ClauseType
 from models.document import Document
 from models.plan import Filters, PageRange
 from models.retrieval import Mode
+from ui.errors import reported
 from ui.state import Remembered, library, library_documents, open_in_viewer, open_page_in_viewer
 
 log = logging.getLogger(__name__)
@@ -110,15 +110,10 @@ def search_page() -> None:
     if not query.strip():
         st.caption("Type a query, or pick a preset.")
         return
-    try:
-        with st.spinner("Searching…"):
-            retrieval = lib.search(query.strip(), doc_ids, mode, filters)
-    except ClausegraphError as error:
-        st.error(str(error))
-        return
-    except Exception:
-        log.exception("search failed")
-        st.error("The search failed. Your query and filters are kept: try again, or check the log.")
+    failed = "The search failed. Your query and filters are kept: try again, or check the log."
+    with reported(log, "search", "{error}", failed) as attempt, st.spinner("Searching…"):
+        retrieval = lib.search(query.strip(), doc_ids, mode, filters)
+    if attempt.failed:
         return
     if not retrieval.passages:
         st.warning("No clause matches this query with these filters.", icon=":material/search_off:")
