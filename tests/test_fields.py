@@ -212,6 +212,29 @@ def test_the_dates_and_renewal_of_a_cuad_contract_match_the_lawyers_labels():
     assert " ".join(fields.renewal_term.quote.split()).startswith("This agreement shall automatically renew for additional successive terms of twelve (12) months")
 
 
+@needs_shared_data
+@pytest.mark.parametrize(
+    ("contract", "page", "expected"),
+    [
+        # "P.R.C. (“Licensor”)": a stop inside an abbreviation, then a parenthesis, goes on with the name
+        ("IdeanomicsInc_20151124_8_K_EX_10_2_9354744_EX_10_2_Content_License_Agreement", 1,
+         ["Beijing Sun Seven Stars Culture Development Limited (“Licensor”)", "YOU ON DEMAND HOLDINGS (“Licensee”)"]),
+        # "between professional golfer, TOM WATSON, (hereinafter ...)": the description before the name is passed
+        ("ADAMSGOLFINC_03_21_2005_EX_10_17_ENDORSEMENT_AGREEMENT", 1, ["TOM WATSON (“CONSULTANT”)", "ADAMS GOLF"]),
+        # "a company organized and existing under the laws of Israel (“MediWound”)": one party, not two
+        ("MEDIWOUNDLTD_01_15_2014_EX_10_6_SUPPLY_AGREEMENT", 1, ["MediWound Ltd (“MediWound”)", "Challenge Bioproducts Corporation Ltd (“CBC”)"]),
+        # a cover page and a table of contents come first: the opening sentence is on page 3
+        ("CoherusBiosciencesInc_20200227_10_K_EX_10_29_12021376_EX_10_29_Development_Agreement", 3, ["Bioeq IP AG", "Coherus BioSciences"]),
+    ],
+)
+def test_the_parties_of_cuad_contracts_are_read_past_abbreviations_descriptions_and_cover_pages(contract, page, expected):
+    from engine.fields.parties import parties_in
+
+    found = parties_in(parsed(SHARED_DATA / "cuad" / "pdf" / f"{contract}.pdf").graph.clauses)
+    assert [party for *_, party in found] == expected
+    assert {clause.page_start for clause, *_ in found} == {page}
+
+
 def test_the_kind_of_agreement_is_a_family_never_leftover_title_words():
     from engine.fields.doctype import document_type
 

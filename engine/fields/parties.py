@@ -12,18 +12,19 @@ import re
 from models.clause import Clause
 
 MAX_PARTIES = 4
-OPENING_CLAUSES = 4
+OPENING_CLAUSES = 6
+OPENING_PAGES = 3  # a cover page and a table of contents can come before the opening sentence
 _INTRODUCES = re.compile(r"\b(?:by\s+and\s+between|between|among|by\s+and\s+among)\s*:?\s+", re.IGNORECASE)
-_NEXT_PARTY = re.compile(r"[,;]?\s+(?:and|AND|And)\s+(?=[\w“\"'\[])")
+_NEXT_PARTY = re.compile(r"[,;]?\s+(?:and|AND|And)\s*:?\s+(?=[\w“\"'\[])")
 _ALIAS = re.compile(r"[\"“”']([^\"“”']{1,40})[\"“”']")
 _NAME_END = re.compile(r",|\(|\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|societ|bank|national)|\s+an?\s+(?:individual|entity)|\s+\(|\s+with\s+(?:its|a)\s|\s+having\s|\s+whose\s|\s+this\s+agreement\b|\s+whereas\b", re.IGNORECASE)
 _NOT_A_PARTY = re.compile(r"\b(?:collectively|together|individually|singularly|referred|hereinafter|each\s+a)\b|^with\s|^(?:other|the\s+other)\b", re.IGNORECASE)
-_LEADING = re.compile(r"^(?:the\s+following\s+parties\s*:?\s*|:\s*|\(\d\)\s*|\d\.\s*)", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:the\s+following\s+parties\s*:?\s*|:\s*|\(\d\)\s*|\d\.\s*|[●•▪]\s*)", re.IGNORECASE)
 
 
 def parties_in(clauses: list[Clause]) -> list[tuple[Clause, int, int, str]]:
     """(clause, start, end of the introducing words, "Name (“Alias”)") for each party the opening names."""
-    opening = sorted((c for c in clauses if c.page_start <= 2), key=lambda c: c.order)[:OPENING_CLAUSES]
+    opening = sorted((c for c in clauses if c.page_start <= OPENING_PAGES), key=lambda c: c.order)[:OPENING_CLAUSES]
     for clause in opening:
         for found in _INTRODUCES.finditer(clause.text):
             end = _statement_end(clause.text, found.end())
@@ -35,7 +36,7 @@ def parties_in(clauses: list[Clause]) -> list[tuple[Clause, int, int, str]]:
 
 
 _ABBREVIATIONS = {"inc", "corp", "co", "ltd", "llc", "l.p", "n.a", "s.a", "b.v", "n.v", "plc", "no", "mr", "ms", "dr", "st", "u.s", "jr", "sr"}
-_FULL_STOP = re.compile(r"\.\s+(?=[A-Z(])")
+_FULL_STOP = re.compile(r"\.\s+(?=[A-Z])")  # "Inc. (“Aduro”)": a parenthesis after a stop goes on with the name
 WINDOW = 700
 
 
@@ -44,18 +45,51 @@ def _statement_end(text: str, start: int) -> int:
     for stop in _FULL_STOP.finditer(text, start, min(len(text), start + WINDOW)):
         word = text[max(start, stop.start() - 6) : stop.start()].split()[-1:] or [""]
         token = word[0].lower().strip("(,")
-        if token not in _ABBREVIATIONS and len(token.replace(".", "")) > 2:  # "Inc.", "N.A.", "S. Amphlett" go on
+        if token not in _ABBREVIATIONS and len(token.replace(".", "")) > 2 and "." not in token:  # "Inc.", "N.A.", "P.R.C.", "S. Amphlett" go on
             return stop.start() + 1
     return min(len(text), start + WINDOW)
 
 
-def _split(text: str) -> list[str]:
-    parties = []
+#: how a party's description goes on after "organized and": not a new party's name
+_DESCRIPTION_GOES_ON = re.compile(r"(?:existing|organi[sz]ed|incorporated|having|its|with|located|doing|acting|represented)\b")
+
+
+def _segments(text: str) -> list[str]:
+    """The text split at each "and" that can start another party; a piece that goes on with a
+    description ("existing under the laws of Israel (“MediWound”)", after "organized and")
+    belongs to the party before it."""
+    segments: list[str] = []
     for segment in _NEXT_PARTY.split(text):
         segment = _LEADING.sub("", segment.strip())
+        if segments and _DESCRIPTION_GOES_ON.match(segment):
+            segments[-1] += " and " + segment
+        else:
+            segments.append(segment)
+    return segments
+
+
+_NAMELIKE = re.compile(r"(?:the\s+)?(?:[A-Z0-9\[_]|[a-z]+[A-Z-]|\S*\.\w)")  # "Acme", "the Company", "3M", "mPhase", "e-centives", "ebix.com", a blank "[ ]"
+_DESCRIPTION = re.compile(r"[a-z]+(?:\s+[a-z]+)+")  # words, all lower case: "professional golfer", not "ebix.com"
+
+
+def _name(segment: str) -> str:
+    """The party's name: up to its first comma or description, past a lower-case description
+    that comes first ("professional golfer, TOM WATSON, (hereinafter ...)")."""
+    while True:
         cut = _NAME_END.search(segment)
         name = segment[: cut.start()].strip(" ,.;:") if cut else segment.strip(" ,.;:")
+        if not _DESCRIPTION.fullmatch(name) or cut is None or segment[cut.start()] != ",":
+            return name
+        segment = segment[cut.end():]
+
+
+def _split(text: str) -> list[str]:
+    parties = []
+    for segment in _segments(text):
+        name = _name(segment)
         if not name or not re.search(r"[A-Za-z]{2}", name) or len(name.split()) > 10 or name.lower().startswith(("whereas", "the parties")):
+            continue
+        if not _NAMELIKE.match(name):  # "satellite facilities", "the hours of 8pm": words of a sentence, not a name
             continue
         alias = _ALIAS.search(segment)
         if _NOT_A_PARTY.search(name) or (alias and alias.group(1).strip().lower() in {"party", "parties", "agreement"}):
