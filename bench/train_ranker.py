@@ -1,9 +1,11 @@
 """Train the learned candidate ranking (engine/query/rank.py) and judge it by cross-validation
 grouped by contract, beside the hand-set formula, on every dev question set.
 
-    .venv/bin/python bench/train_ranker.py [--db data/bench-store] [--sets multihop_dev dev_extra cuad_dev]
+    .venv/bin/python bench/train_ranker.py [--db data/bench-store] [--sets multihop_dev dev_extra cuad_dev phrasings]
                                            [--folds 5] [--retrieval KEY=VALUE ...] [--write]
                                            [--presence-folds DIR] [--presence-model FILE] [--question-model FILE]
+                                           [--question-folds DIR] [--phrasings-every N]
+                                           [--hold-docs FILE --held-out-model FILE [--fold-rankers-out DIR]]
 
 For each answerable question, the graph mode's candidates (anchors and what the walk reached)
 are collected with their features and the passage each would become; a candidate is positive
@@ -19,7 +21,15 @@ contract's clauses with the presence model that never read its labels (the rest 
 `--presence-model`, default the shipped one), and `--question-model FILE` reads the questions
 with a question model trained without their wording (bench/phrasings/folds.py's `cuad.npz`), so
 the ranker learns how far to trust a category guess as sure as a new wording's, not as sure as
-one the question model was fitted on.
+one the question model was fitted on. `--question-folds DIR` does the same per wording style:
+each question is read by the fold model trained without its style.
+
+The `phrasings` set (data/phrasings/cuad_phrasings.jsonl, from bench/phrasings/build.py) adds
+cuad_dev's questions asked in other words, one in `--phrasings-every` of them, so the ranker
+also learns from questions whose words miss the clause's. With `--hold-docs`,
+`--fold-rankers-out DIR` writes one ranker per wording style, trained without those contracts
+and without that style; `engine eval --ranker-folds DIR` then ranks each question with the one
+that never saw its contract or its wording.
 """
 
 from __future__ import annotations
@@ -27,8 +37,10 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import hashlib
 import json
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +63,10 @@ SETS = {
     "multihop_dev": BENCH_DIR / "multihop_dev.jsonl",
     "dev_extra": PROJECT_ROOT / "bench" / "multihop" / "dev_extra.jsonl",
     "cuad_dev": BENCH_DIR / "cuad_dev.jsonl",
+    "phrasings": PROJECT_ROOT / "data" / "phrasings" / "cuad_phrasings.jsonl",  # bench/phrasings/build.py writes it
 }
+SINGLE_CLAUSE_SETS = {"cuad_dev", "phrasings"}  # one category's labelled spans per question, not a multi-hop chain
+CUAD_STYLE = "cuad"  # cuad_dev's own wording, as the phrasing files name it
 BUDGETS = (4000, 8000)
 C = 1.0  # inverse regularisation, a priori (standardised features, tens of thousands of rows)
 
@@ -91,12 +106,28 @@ class PresenceFolds:
             graph.__dict__.pop("category_scores", None)
 
 
-def collect(library: Library, questions: list[Question], mapping: dict[str, str], source: str, presence: PresenceFolds | None = None) -> list[Collected]:
+def phrasing_sample(questions: list[Question], every: int) -> list[Question]:
+    """One in `every` answerable phrasings (not cuad_dev's own wording, which is its own set),
+    chosen by a hash of the id so every run trains on the same ones."""
+    return [
+        q for q in questions
+        if q.style != CUAD_STYLE and q.answerable and int(hashlib.sha1(q.id.encode()).hexdigest(), 16) % every == 0
+    ]
+
+
+def collect(
+    library: Library, questions: list[Question], mapping: dict[str, str], source: str,
+    presence: PresenceFolds | None = None, readers: dict[str, QuestionModel] | None = None,
+) -> list[Collected]:
+    """`readers`: wording style -> the question model that reads it (cuad_dev's questions are
+    style "cuad"); the library's own when absent."""
     engine, retriever, settings = library.engine, library.retriever, library.settings
+    shipped = engine.meaning
     collected = []
     for number, question in enumerate(questions, start=1):
         if not question.answerable or not question.evidence:
             continue
+        engine.meaning = (readers or {}).get(question.style or CUAD_STYLE, shipped)
         doc_ids = [mapping[d] for d in question.docs if d in mapping]
         graphs = retriever.graphs(doc_ids)
         if presence is not None:
@@ -110,6 +141,7 @@ def collect(library: Library, questions: list[Question], mapping: dict[str, str]
         collected.append(Collected(question, source, question.docs[0], matrix, labels, texts, formula, found, candidates, plan))
         if number % 200 == 0:
             print(f"  {number}/{len(questions)} questions", flush=True)
+    engine.meaning = shipped
     return collected
 
 
@@ -161,7 +193,7 @@ def anchors_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: L
 def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     """The multi-hop questions weigh as much as cuad_dev's together: there are far fewer, and
     what they need (the clauses the answer depends on) is what the graph is for."""
-    multihop = [i for i in items if i.source != "cuad_dev"]
+    multihop = [i for i in items if i.source not in SINGLE_CLAUSE_SETS]
     balance = (len(items) - len(multihop)) / max(len(multihop), 1)
     return {i.question.id: balance for i in multihop}
 
@@ -194,6 +226,9 @@ def main() -> None:
     parser.add_argument("--presence-folds", type=Path, help="presence fold models (bench/train_presence.py --folds-out)")
     parser.add_argument("--presence-model", type=Path, default=PRESENCE_MODEL, help="the presence model for contracts no fold model left out")
     parser.add_argument("--question-model", type=Path, help="a question model trained without these questions' wording")
+    parser.add_argument("--question-folds", type=Path, help="DIR/<style>.npz (bench/phrasings/folds.py) reads the questions of that style; cuad_dev's are style cuad")
+    parser.add_argument("--phrasings-every", type=int, default=4, metavar="N", help="train on one in N answerable phrasings (default 4)")
+    parser.add_argument("--fold-rankers-out", type=Path, help="with --hold-docs: DIR/<style>.npz, each trained without those contracts and that wording style")
     parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
@@ -204,12 +239,17 @@ def main() -> None:
     presence = PresenceFolds(args.presence_folds, args.presence_model)
     if args.question_model:
         library.engine.meaning = QuestionModel(args.question_model)
+    readers = {path.stem: QuestionModel(path) for path in sorted(args.question_folds.glob("*.npz"))} if args.question_folds else None
     items: list[Collected] = []
     for name in args.sets:
+        if not SETS[name].is_file():
+            sys.exit(f"error: {SETS[name]} is missing; build it with .venv/bin/python bench/phrasings/build.py")
         questions = load_questions(SETS[name])
+        if name == "phrasings":
+            questions = phrasing_sample(questions, args.phrasings_every)
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"{name}: collecting candidates for {sum(q.answerable for q in questions)} answerable questions", flush=True)
-        items += collect(library, questions, mapping, source=name, presence=presence)
+        items += collect(library, questions, mapping, source=name, presence=presence, readers=readers)
     positives = sum(int(i.labels.sum()) for i in items)
     print(f"{len(items)} questions, {sum(len(i.labels) for i in items)} candidates, {positives} holding evidence, "
           f"{sum(1 for i in items if i.labels.sum() == 0)} questions with none among the candidates")
@@ -254,6 +294,7 @@ def main() -> None:
             print(f"{group[:30]:30} {len(ids):>4}" + "".join(f"  {cell:>26}" for cell in cells))
 
     table("by set", lambda i: i.source)
+    table("phrasings by wording style", lambda i: (i.question.style or CUAD_STYLE) if i.source in SINGLE_CLAUSE_SETS else "(multi-hop)")
     table("multi-hop by type", lambda i: f"{i.question.type}" if i.source != "cuad_dev" else "(cuad_dev)")
     table("multi-hop by hops", lambda i: f"{i.question.hops} hops" if i.source != "cuad_dev" else "(cuad_dev)")
     for name, rows in fold_rows.items():
@@ -269,6 +310,19 @@ def main() -> None:
         kept = [i for i in items if Path(i.group).stem not in held]
         save(args.held_out_model, *fit(kept, weighting))
         print(f"  (trained on {len(kept)} of {len(items)} questions, leaving out the contracts of {args.hold_docs})")
+        if args.fold_rankers_out:
+            write_style_folds(args.fold_rankers_out, kept, weighting)
+
+
+def write_style_folds(folder: Path, items: list[Collected], weighting: dict[str, float] | None) -> None:
+    """One ranker per wording style, trained without any question of it, so an evaluation
+    that reads each style with its fold (`engine eval --ranker-folds`) is cross-validated by
+    wording as well as by contract."""
+    folder.mkdir(parents=True, exist_ok=True)
+    styles = sorted({i.question.style or CUAD_STYLE for i in items if i.source in SINGLE_CLAUSE_SETS})
+    for style in styles:
+        kept = [i for i in items if i.source not in SINGLE_CLAUSE_SETS or (i.question.style or CUAD_STYLE) != style]
+        save(folder / f"{style}.npz", *fit(kept, weighting))
 
 
 def save(path: Path, mean: np.ndarray, scale: np.ndarray, model: LogisticRegression) -> None:

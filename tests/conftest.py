@@ -131,6 +131,7 @@ TIERS = {
 TEST_TIERS = {
     "test_evaluate.py::test_eval_writes_format_lines_and_prints_the_scores": "integration",
     "test_evaluate.py::test_eval_answers_a_which_contracts_question_as_the_app_and_ask_do": "integration",
+    "test_evaluate.py::test_each_wording_style_is_ranked_by_its_own_fold_and_the_librarys_ranker_comes_back": "integration",
     "test_fields.py::test_the_governing_law_keeps_its_clause_page_and_words": "integration",
     "test_fields.py::test_the_stored_fields_of_some_contracts_are_read_alone": "integration",
     "test_fields.py::test_presence_flags_point_at_the_clauses_that_show_them": "integration",

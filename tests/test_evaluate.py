@@ -132,3 +132,23 @@ def test_quotes_are_scored_against_the_gold_spans_and_by_wording_style():
     styles = by_style(questions, outputs)
     assert list(styles) == ["cuad", "keyword"]
     assert (styles["cuad"].false_abstain, styles["keyword"].false_abstain, styles["keyword"].abstain_recall) == (0.0, 1.0, 1.0)
+
+
+def test_each_wording_style_is_ranked_by_its_own_fold_and_the_librarys_ranker_comes_back(sample_library, tmp_path):
+    """`engine eval --ranker-folds`: a question of a style is ranked by the ranker trained
+    without that style; a style with no fold, and everything after, by the library's own."""
+    import shutil
+
+    from engine.eval.harness import load_fold_rankers, wording_folds
+    from engine.query.rank import MODEL_FILE
+
+    shutil.copy(MODEL_FILE, tmp_path / "scenario.npz")
+    folds = load_fold_rankers(tmp_path)
+    shipped = sample_library.retriever.ranker
+    with wording_folds(sample_library, None, folds) as read_as:
+        read_as("scenario")
+        assert sample_library.retriever.ranker is folds["scenario"] and folds["scenario"] is not shipped
+        read_as("cuad")
+        assert sample_library.retriever.ranker is shipped
+        read_as("scenario")
+    assert sample_library.retriever.ranker is shipped

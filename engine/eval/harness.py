@@ -134,20 +134,22 @@ def run(
     out: Path | None = None,
     answer: bool = False,
     fold_models: dict[str, QuestionModel] | None = None,
+    fold_rankers: dict[str, LearnedRanker] | None = None,
 ) -> tuple[dict[str, Output], dict[str, Retrieval]]:
     """Every question through the app's own pipeline (`QueryEngine.run`): retrieval, and the
     answer when `answer` is set; an enumeration question is answered from the contract fields,
     as the app answers it. Returns the output lines and the retrievals (none for enumerations).
 
     `fold_models`: wording style -> a question model trained without that style; a question
-    of the style is read by it, so the figures are cross-validated by wording."""
+    of the style is read by it, so the figures are cross-validated by wording; `fold_rankers`
+    likewise ranks it with a ranker trained without that style's questions."""
     outputs: dict[str, Output] = {}
     retrievals: dict[str, Retrieval] = {}
     reverse = {doc_id: doc for doc, doc_id in mapping.items()}
     # Warm the model and each document's graph so timings measure retrieval alone.
     library.embedder.encode(["warm up"])
     library.retriever.graphs(sorted(set(mapping.values())))
-    with wording_folds(library, fold_models) as read_as, (out.open("w") if out else nullcontext()) as handle:
+    with wording_folds(library, fold_models, fold_rankers) as read_as, (out.open("w") if out else nullcontext()) as handle:
         for question in questions:
             read_as(question.style)
             started = time.perf_counter()
@@ -164,18 +166,30 @@ def run(
 
 
 @contextmanager
-def wording_folds(library: Library, fold_models: dict[str, QuestionModel] | None) -> Iterator[Callable[[str | None], None]]:
-    """Within it, `read_as(style)` has the next question read by the question model trained
-    without that style (the shipped one for a style with no fold); the shipped one after."""
-    shipped = library.engine.meaning
+def wording_folds(
+    library: Library, fold_models: dict[str, QuestionModel] | None, fold_rankers: dict[str, LearnedRanker] | None = None
+) -> Iterator[Callable[[str | None], None]]:
+    """Within it, `read_as(style)` has the next question read by the question model, and ranked
+    by the ranker, trained without that style (the library's own for a style with no fold);
+    the library's own after."""
+    meaning, ranker = library.engine.meaning, library.retriever.ranker
 
     def read_as(style: str | None) -> None:
-        library.engine.meaning = (fold_models or {}).get(style or "", shipped)
+        library.engine.meaning = (fold_models or {}).get(style or "", meaning)
+        library.retriever.ranker = (fold_rankers or {}).get(style or "", ranker)
 
     try:
         yield read_as
     finally:
-        library.engine.meaning = shipped
+        library.engine.meaning, library.retriever.ranker = meaning, ranker
+
+
+def load_fold_rankers(folder: Path) -> dict[str, LearnedRanker]:
+    """`<style>.npz` rankers of a folder (bench/train_ranker.py --fold-rankers-out writes them), by style."""
+    rankers = {path.stem: LearnedRanker(path) for path in sorted(folder.glob("*.npz"))}
+    if not rankers:
+        raise FileNotFoundError(f"no rankers (<style>.npz) in {folder}")
+    return rankers
 
 
 def load_fold_models(folder: Path) -> dict[str, QuestionModel]:
@@ -260,7 +274,10 @@ def main(args, library: Library) -> int:
     folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
     if folds:
         print(f"cross-validated by wording: questions of style {', '.join(folds)} are read by a question model trained without it")
-    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answer=not args.no_answer, fold_models=folds)
+    rankers = load_fold_rankers(Path(args.ranker_folds)) if args.ranker_folds else None
+    if rankers:
+        print(f"ranked by wording fold: questions of style {', '.join(rankers)} are ranked by a ranker trained without it")
+    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answer=not args.no_answer, fold_models=folds, fold_rankers=rankers)
     result = report(library, questions, outputs, retrievals, mapping, mode)
     print(f"settings: preset {library.settings.preset}, hash {library.settings.fingerprint()}")
     enumerations = len(outputs) - len(retrievals)
