@@ -223,6 +223,9 @@ def test_the_dates_and_renewal_of_a_cuad_contract_match_the_lawyers_labels():
         ("ADAMSGOLFINC_03_21_2005_EX_10_17_ENDORSEMENT_AGREEMENT", 1, ["TOM WATSON (“CONSULTANT”)", "ADAMS GOLF"]),
         # "a company organized and existing under the laws of Israel (“MediWound”)": one party, not two
         ("MEDIWOUNDLTD_01_15_2014_EX_10_6_SUPPLY_AGREEMENT", 1, ["MediWound Ltd (“MediWound”)", "Challenge Bioproducts Corporation Ltd (“CBC”)"]),
+        # "BETWEEN: MEDIALINX INTERACTIVE, L.P., ... (hereinafter called "MLX", or "Party") - and - HEALTHCENTRAL.COM INC."
+        ("HealthcentralCom_19991108_S_1A_EX_10_27_6623292_EX_10_27_Co_Branding_Agreement", 1,
+         ["MEDIALINX INTERACTIVE (“MLX”)", "HEALTHCENTRAL.COM INC (“HCI”)"]),
         # a cover page and a table of contents come first: the opening sentence is on page 3
         ("CoherusBiosciencesInc_20200227_10_K_EX_10_29_12021376_EX_10_29_Development_Agreement", 3, ["Bioeq IP AG", "Coherus BioSciences"]),
     ],

@@ -15,7 +15,7 @@ MAX_PARTIES = 4
 OPENING_CLAUSES = 6
 OPENING_PAGES = 3  # a cover page and a table of contents can come before the opening sentence
 _INTRODUCES = re.compile(r"\b(?:by\s+and\s+between|between|among|by\s+and\s+among)\s*:?\s+", re.IGNORECASE)
-_NEXT_PARTY = re.compile(r"[,;]?\s+(?:and|AND|And)\s*:?\s+(?=[\w“\"'\[])")
+_NEXT_PARTY = re.compile(r"[,;]?\s+(?:-\s+)?(?:and|AND|And)\s*[:-]?\s+(?=[\w“\"'\[])")  # "and", "AND:", "- and -"
 _ALIAS = re.compile(r"[\"“”']([^\"“”']{1,40})[\"“”']")
 _NAME_END = re.compile(r",|\(|\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|societ|bank|national)|\s+an?\s+(?:individual|entity)|\s+\(|\s+with\s+(?:its|a)\s|\s+having\s|\s+whose\s|\s+this\s+agreement\b|\s+whereas\b", re.IGNORECASE)
 _NOT_A_PARTY = re.compile(r"\b(?:collectively|together|individually|singularly|referred|hereinafter|each\s+a)\b|^with\s|^(?:other|the\s+other)\b", re.IGNORECASE)
