@@ -117,15 +117,14 @@ def run_held_out(library: Library, questions: list[Question], mapping: dict[str,
     try:
         for contract in dict.fromkeys(q.docs[0] for q in questions):
             library.retriever.ranker = rankers[contract]
-            presence.use_for(contract, library.retriever.graphs([mapping[contract]]))
+            presence.use_for(contract)
             asked = [q for q in questions if q.docs[0] == contract]
             more_outputs, more_retrievals = run(library, asked, mapping, Mode.GRAPH)
             outputs.update(more_outputs)
             retrievals.update(more_retrievals)
     finally:
         library.retriever.ranker = shipped
-        presence.use_for("", [])  # back to the shipped model for the other columns
-        library.graphs.clear()
+        presence.use_for("")  # back to the shipped model for the other columns
     return {q.id: outputs[q.id] for q in questions}, retrievals
 
 
@@ -184,8 +183,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         presence = train_ranker.PresenceFolds(args.presence_folds, train_ranker.PRESENCE_MODEL)
         rankers = held_out_rankers(library, Path(tmp), presence)
-        presence.use_for("", [])
-        library.graphs.clear()  # the other columns score with the shipped presence model
+        presence.use_for("")  # the other columns score with the shipped presence model
         for name in args.sets:
             bench_set(library, name, Path(tmp), rankers, presence)
 

@@ -97,13 +97,12 @@ class PresenceFolds:
             for name, contracts in json.loads((folder / "contracts.json").read_text()).items():
                 self.model_of.update({contract: folder / name for contract in contracts})
 
-    def use_for(self, doc_path: str, graphs) -> None:
+    def use_for(self, doc_path: str) -> None:
+        """Score from now on with the model for this contract (the default for "")."""
         model = self.model_of.get(Path(doc_path).stem, self.default)
         if model != self.current:
             use_presence_model(model)
             self.current = model
-        for graph in graphs:  # scores cached with another contract's model are not this one's
-            graph.__dict__.pop("category_scores", None)
 
 
 def phrasing_sample(questions: list[Question], every: int) -> list[Question]:
@@ -131,7 +130,7 @@ def collect(
         doc_ids = [mapping[d] for d in question.docs if d in mapping]
         graphs = retriever.graphs(doc_ids)
         if presence is not None:
-            presence.use_for(question.docs[0], graphs)
+            presence.use_for(question.docs[0])
         plan = engine.plan(question.question, graphs, None, settings)
         found = retriever.candidates(plan, settings.retrieval, Mode.GRAPH, graphs)
         candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)

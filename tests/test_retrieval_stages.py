@@ -62,6 +62,27 @@ def test_the_category_arm_finds_the_clause_of_the_kind_meant_without_its_words(s
     assert search(sample_library.store, scope, (CATEGORY,), settings.model_copy(update={"category_weight": 0.0})).nodes == []
 
 
+def test_a_contracts_category_scores_follow_the_presence_model_in_use(sample_library, tmp_path):
+    """A benchmark swaps in a presence model that never read these contracts' labels: a graph
+    already held must score with it, not answer from the scores the shipped model made."""
+    import shutil
+
+    from engine.fields.presence import MODEL_FILE, presence_model, use_presence_model
+
+    [graph] = sample_library.scope([sample_library.find(GCLOUD.name).doc_id])
+    shipped = graph.category_scores
+    assert graph.category_scores is shipped  # kept while the model is the same
+    shutil.copy(MODEL_FILE, tmp_path / "held_out.npz")
+    use_presence_model(tmp_path / "held_out.npz")
+    try:
+        swapped = graph.category_scores
+        assert swapped is not shipped and swapped.shape == (len(graph.clauses), len(presence_model().categories))
+        assert swapped == pytest.approx(shipped)  # the same weights score the same
+    finally:
+        use_presence_model(MODEL_FILE)
+    assert graph.category_scores is not swapped
+
+
 def test_anchors_are_ranked_and_a_named_section_goes_first(sample_library, scope_of):
     scope = scope_of("What does Section 6 of the NDA provide?", HIGHWAYS_NDA)
     anchors = ranked_anchors(search(sample_library.store, scope, (KEYWORD, VECTOR), sample_library.settings.retrieval), scope)

@@ -143,11 +143,12 @@ def use_presence_model(path: Path) -> None:
     presence_model.cache_clear()
 
 
-def clause_scores(clauses: list[Clause]) -> np.ndarray:
-    """Each clause's best sentence, scored for every category: rows in `clauses` order, columns
-    in the model's. The search's clause-model arm reads a column: the clauses most likely of the
-    category a question is about, whatever words the question used."""
-    model = presence_model()
+def clause_scores(clauses: list[Clause], model: PresenceModel | None = None) -> np.ndarray:
+    """Each clause's best sentence, scored for every category by `model` (the one in use when
+    None): rows in `clauses` order, columns in the model's. The search's clause-model arm reads
+    a column: the clauses most likely of the category a question is about, whatever words the
+    question used."""
+    model = model or presence_model()
     table = np.zeros((len(clauses), len(model.categories)), dtype=np.float32)
     scored = contract_sentences(split_sentences(clauses))
     if not scored:

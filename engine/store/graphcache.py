@@ -89,13 +89,19 @@ class DocGraph:
 
         return {c.clause_id: stems(f"{c.heading} {c.text}") for c in self.clauses}
 
-    @cached_property
+    @property
     def category_scores(self) -> np.ndarray:
         """Clause (rows, in `clauses` order) x presence-model category: how likely each clause
-        is of each kind, read once per document when a question first needs it (tens of ms)."""
-        from engine.fields.presence import clause_scores
+        is of each kind, read once per document when a question first needs it (tens of ms).
+        Kept with the model that scored it, so a benchmark that swaps the model in
+        (`use_presence_model`) is never answered from another model's scores."""
+        from engine.fields.presence import clause_scores, presence_model
 
-        return clause_scores(self.clauses)
+        model = presence_model()
+        scored = self.__dict__.get("_category_scores")
+        if scored is None or scored[0] is not model:
+            scored = self.__dict__["_category_scores"] = (model, clause_scores(self.clauses, model))
+        return scored[1]
 
     @cached_property
     def party_names(self) -> list[set[str]]:
@@ -133,11 +139,6 @@ class GraphCache:
 
     def get(self, document: Document) -> DocGraph:
         return self.get_many([document])[0]
-
-    def clear(self) -> None:
-        """Forget every held graph, and what was computed from it: each is read again on next use."""
-        with self._lock:
-            self._graphs.clear()
 
     def held(self, document: Document) -> DocGraph | None:
         """This document's graph if it is in memory; never loads it."""
