@@ -129,7 +129,7 @@ class CategoryArm(_Arm):
         scored = []
         for graph in self.scope.graphs:
             likelihood = self.scope.category_likelihood[graph.doc_id]
-            for row in np.argsort(-likelihood)[: self.limit]:
+            for row in self.scope.category_order[graph.doc_id][: self.limit]:
                 clause = graph.clauses[row]
                 if self.scope.admits(clause.clause_id) and clause.kind is not ClauseKind.TOC:
                     scored.append((clause.clause_id, float(likelihood[row])))

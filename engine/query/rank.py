@@ -115,7 +115,7 @@ def _category_standing(scope: SearchScope) -> dict[str, tuple[float, float]]:
         if likelihood is None:  # no guessed category has a presence column
             continue
         ranks = np.empty(len(likelihood), dtype=np.int64)
-        ranks[np.argsort(-likelihood)] = np.arange(1, len(likelihood) + 1)
+        ranks[scope.category_order[graph.doc_id]] = np.arange(1, len(likelihood) + 1)
         for clause, score, rank in zip(graph.clauses, likelihood.tolist(), ranks.tolist()):
             standing[clause.clause_id] = (score, math.log1p(rank))
     return standing

@@ -43,6 +43,12 @@ class SearchScope:
         columns, shares = list(weights), np.array(list(weights.values()), dtype=np.float32)
         return {g.doc_id: g.category_scores[:, columns] @ shares if g.clauses else np.zeros(0, np.float32) for g in self.graphs}
 
+    @cached_property
+    def category_order(self) -> dict[str, np.ndarray]:
+        """Doc id -> its clause rows, likeliest of the guessed categories first: the category
+        arm reads the head of it, the ranker every clause's place in it."""
+        return {doc_id: np.argsort(-likelihood) for doc_id, likelihood in self.category_likelihood.items()}
+
     def admits(self, clause_id: str) -> bool:
         return self.allowed is None or clause_id in self.allowed
 
