@@ -49,7 +49,7 @@ from sklearn.linear_model import LogisticRegression
 
 from common import BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, require_shared_data
 
-from engine.eval.harness import ensure_documents, load_questions
+from engine.eval.harness import ensure_documents, load_questions, wording_folds
 from engine.eval.scores import Question, snippet_found
 from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL, use_presence_model
 from engine.query.meaning import QuestionModel
@@ -105,6 +105,11 @@ class PresenceFolds:
             self.current = model
 
 
+def style_of(question: Question) -> str:
+    """A question's wording style; cuad_dev's own questions, which carry none, are "cuad"."""
+    return question.style or CUAD_STYLE
+
+
 def phrasing_sample(questions: list[Question], every: int) -> list[Question]:
     """One in `every` answerable phrasings (not cuad_dev's own wording, which is its own set),
     chosen by a hash of the id so every run trains on the same ones."""
@@ -121,26 +126,25 @@ def collect(
     """`readers`: wording style -> the question model that reads it (cuad_dev's questions are
     style "cuad"); the library's own when absent."""
     engine, retriever, settings = library.engine, library.retriever, library.settings
-    shipped = engine.meaning
     collected = []
-    for number, question in enumerate(questions, start=1):
-        if not question.answerable or not question.evidence:
-            continue
-        engine.meaning = (readers or {}).get(question.style or CUAD_STYLE, shipped)
-        doc_ids = [mapping[d] for d in question.docs if d in mapping]
-        graphs = retriever.graphs(doc_ids)
-        if presence is not None:
-            presence.use_for(question.docs[0])
-        plan = engine.plan(question.question, graphs, None, settings)
-        found = retriever.candidates(plan, settings.retrieval, Mode.GRAPH, graphs)
-        candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
-        texts = [normalise(to_passage(c, found.vector, plan, settings.retrieval).text) for c in candidates]
-        labels = np.array([any(snippet_found(e.text, text) for e in question.evidence) for text in texts], dtype=int)
-        formula = [normalise(p.text) for p in select(found.anchors, found.followers, found.vector, plan, settings.retrieval.budget, settings.retrieval)]
-        collected.append(Collected(question, source, question.docs[0], matrix, labels, texts, formula, found, candidates, plan))
-        if number % 200 == 0:
-            print(f"  {number}/{len(questions)} questions", flush=True)
-    engine.meaning = shipped
+    with wording_folds(library, readers) as read_as:
+        for number, question in enumerate(questions, start=1):
+            if not question.answerable or not question.evidence:
+                continue
+            read_as(style_of(question))
+            doc_ids = [mapping[d] for d in question.docs if d in mapping]
+            graphs = retriever.graphs(doc_ids)
+            if presence is not None:
+                presence.use_for(question.docs[0])
+            plan = engine.plan(question.question, graphs, None, settings)
+            found = retriever.candidates(plan, settings.retrieval, Mode.GRAPH, graphs)
+            candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
+            texts = [normalise(to_passage(c, found.vector, plan, settings.retrieval).text) for c in candidates]
+            labels = np.array([any(snippet_found(e.text, text) for e in question.evidence) for text in texts], dtype=int)
+            formula = [normalise(p.text) for p in select(found.anchors, found.followers, found.vector, plan, settings.retrieval.budget, settings.retrieval)]
+            collected.append(Collected(question, source, question.docs[0], matrix, labels, texts, formula, found, candidates, plan))
+            if number % 200 == 0:
+                print(f"  {number}/{len(questions)} questions", flush=True)
     return collected
 
 
@@ -193,7 +197,8 @@ def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     """The multi-hop questions weigh as much as cuad_dev's together: there are far fewer, and
     what they need (the clauses the answer depends on) is what the graph is for."""
     multihop = [i for i in items if i.source not in SINGLE_CLAUSE_SETS]
-    balance = (len(items) - len(multihop)) / max(len(multihop), 1)
+    single = len(items) - len(multihop)
+    balance = single / len(multihop) if single and multihop else 1.0  # a run of multi-hop sets alone weighs them as they are
     return {i.question.id: balance for i in multihop}
 
 
@@ -293,9 +298,9 @@ def main() -> None:
             print(f"{group[:30]:30} {len(ids):>4}" + "".join(f"  {cell:>26}" for cell in cells))
 
     table("by set", lambda i: i.source)
-    table("phrasings by wording style", lambda i: (i.question.style or CUAD_STYLE) if i.source in SINGLE_CLAUSE_SETS else "(multi-hop)")
-    table("multi-hop by type", lambda i: f"{i.question.type}" if i.source != "cuad_dev" else "(cuad_dev)")
-    table("multi-hop by hops", lambda i: f"{i.question.hops} hops" if i.source != "cuad_dev" else "(cuad_dev)")
+    table("phrasings by wording style", lambda i: style_of(i.question) if i.source in SINGLE_CLAUSE_SETS else "(multi-hop)")
+    table("multi-hop by type", lambda i: f"{i.question.type}" if i.source not in SINGLE_CLAUSE_SETS else f"({i.source})")
+    table("multi-hop by hops", lambda i: f"{i.question.hops} hops" if i.source not in SINGLE_CLAUSE_SETS else f"({i.source})")
     for name, rows in fold_rows.items():
         per_fold = ", ".join(f"{r['recall@4k']:.3f}" for r in rows)
         print(f"{name}: recall@4k per held-out contract fold {per_fold}; worst {min(r['recall@4k'] for r in rows):.3f}")
@@ -318,9 +323,9 @@ def write_style_folds(folder: Path, items: list[Collected], weighting: dict[str,
     that reads each style with its fold (`engine eval --ranker-folds`) is cross-validated by
     wording as well as by contract."""
     folder.mkdir(parents=True, exist_ok=True)
-    styles = sorted({i.question.style or CUAD_STYLE for i in items if i.source in SINGLE_CLAUSE_SETS})
+    styles = sorted({style_of(i.question) for i in items if i.source in SINGLE_CLAUSE_SETS})
     for style in styles:
-        kept = [i for i in items if i.source not in SINGLE_CLAUSE_SETS or (i.question.style or CUAD_STYLE) != style]
+        kept = [i for i in items if i.source not in SINGLE_CLAUSE_SETS or style_of(i.question) != style]
         save(folder / f"{style}.npz", *fit(kept, weighting))
 
 
