@@ -33,3 +33,22 @@ def cuad_labels() -> dict[str, list[dict]]:
         row = json.loads(line)
         labels.setdefault(row["id"], []).append(row)
     return labels
+
+
+CONTRACTNLI = SHARED_DATA / "contractnli"
+NDA_PDFS = PROJECT_ROOT / "data" / "phrasings" / "contractnli" / "pdf"  # rendered by bench/phrasings/build.py
+NDA_ID_PREFIX = "contractnli:"  # how --hold-docs names a ContractNLI NDA: contractnli:<id>
+
+
+def contractnli_dev() -> dict:
+    """ContractNLI's dev split: its NDAs (text, spans, annotations) and its 17 hypotheses."""
+    return json.loads((CONTRACTNLI / "dev.json").read_text())
+
+
+def nda_categories(data: dict | None = None) -> dict[str, str]:
+    """ContractNLI hypothesis key -> the category name the question and presence models give it
+    ("NDA: No reverse engineering")."""
+    from engine.fields.presence import NDA_PREFIX
+
+    data = data or contractnli_dev()
+    return {key: f"{NDA_PREFIX}{label['short_description']}" for key, label in data["labels"].items()}

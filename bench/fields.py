@@ -111,7 +111,7 @@ def measure(contracts: list[dict], parsed: dict, labels: dict, show_errors: str 
         parties = by_category.get("Parties")
         if parties is not None:
             _score_parties(counts["Parties"], [p.value for p in fields.parties], parties, contract["id"] if show_errors == "Parties" else None)
-        for category in presence_model().categories:
+        for category in presence_model().contract_categories:
             row = by_category.get(category)
             if row is None:
                 continue
@@ -181,7 +181,7 @@ def render(split: str, counts: dict[str, Count], contracts: int) -> str:
     ]
     presence_f1 = []
     values = ["Governing Law", "Agreement Date", "Effective Date", "Expiration Date", "Renewal Term value", "Parties"]
-    for name in [*values, *presence_model().categories]:
+    for name in [*values, *presence_model().contract_categories]:
         count = counts.get(name)
         if count is None:
             continue

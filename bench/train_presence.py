@@ -10,7 +10,16 @@ is positive). Thresholds are chosen on 5-fold cross-validated dev scores (folds 
 then the model is refitted on all dev contracts. Test contracts are never read here:
 bench/fields.py measures on them.
 
-Writes engine/fields/presence_model.npz. `--hold-docs` (contract ids, one per line) leaves those
+Beside CUAD's categories, the 17 terms ContractNLI asks of an NDA ("NDA: Sharing with
+employees") are learnt the same way from its dev NDAs (rendered by bench/phrasings/build.py),
+a sentence positive when an evidence span of a hypothesis the NDA entails or contradicts
+starts in it, an NDA stating the term when that hypothesis is not NotMentioned. They are
+trained on NDAs alone (a commercial contract's confidentiality clause is no negative for
+"sharing with employees") and over the CUAD vocabulary, so CUAD's columns stay as they were;
+questions read them through the category arm and the abstain decision, never as a contract's
+flags.
+
+Writes engine/fields/presence_model.npz. `--hold-docs` (contract ids, one per line; an NDA as contractnli:<id>) leaves those
 contracts out of training and `--out` writes the model elsewhere: a model that never read the
 labels of the contracts an evaluation asks about, so that figures which use its scores
 (retrieval's category arm, the abstain features) are out of sample by contract. `--folds-out`
@@ -32,7 +41,9 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from common import cuad_labels, cuad_manifest, require_shared_data
+from concurrent.futures import ProcessPoolExecutor
+
+from common import NDA_ID_PREFIX, NDA_PDFS, contractnli_dev, cuad_labels, cuad_manifest, nda_categories, require_shared_data
 from fields import load_clauses
 
 from engine.fields.presence import (
@@ -40,6 +51,9 @@ from engine.fields.presence import (
     contract_sentences, context_vectorizer, features, is_reliable, presence_text, sentence_vectorizer,
 )
 from engine.fields.sentences import split_sentences
+from engine.ingest.clauses import segment
+from engine.ingest.graph import build_graph
+from engine.ingest.pdf import read_pdf
 
 MIN_POSITIVE_CONTRACTS = 5
 REGULARISATION = 4.0  # C; 1 and 16 gave the same or lower mean cross-validated dev F1
@@ -52,15 +66,62 @@ def labelled_sentences(contracts, parsed, labels):
     for contract in contracts:
         by_category = {r["category"]: r for r in labels.get(contract["id"], [])}
         spans = {
-            category: [presence_text(a["text"])[:80] for a in row["answers"] if len(a["text"].split()) >= 3]
+            category: [a["text"] for a in row["answers"]]
             for category, row in by_category.items()
             if category in CATEGORIES and row["answerable"]
         }
-        for sentence in contract_sentences(split_sentences(parsed[contract["id"]])):
-            plain = " ".join(word for word in sentence.text.split() if not word.startswith(HEADING_MARK))
-            positive = {c for c, found in spans.items() if any(s[:60] in plain or (len(plain) > 30 and plain[:60] in s) for s in found)}
-            rows.append((contract["id"], sentence, positive))
+        rows += _labelled(contract["id"], parsed[contract["id"]], spans)
     return rows
+
+
+def _labelled(contract_id: str, clauses, spans: dict[str, list[str]]):
+    """A contract's sentences, each with the categories one of whose spans starts in it."""
+    starts = {c: [presence_text(text)[:80] for text in texts if len(text.split()) >= 3] for c, texts in spans.items()}
+    rows = []
+    for sentence in contract_sentences(split_sentences(clauses)):
+        plain = " ".join(word for word in sentence.text.split() if not word.startswith(HEADING_MARK))
+        positive = {c for c, found in starts.items() if any(s[:60] in plain or (len(plain) > 30 and plain[:60] in s) for s in found)}
+        rows.append((contract_id, sentence, positive))
+    return rows
+
+
+def _nda_clauses(nda_id: int):
+    text = read_pdf(NDA_PDFS / f"{nda_id}.pdf")
+    return build_graph(str(nda_id), text, segment(text), f"{nda_id}.pdf").clauses
+
+
+def nda_sentences(held: set[str], workers: int):
+    """The dev NDAs' sentences labelled with the terms whose evidence starts in them, and per
+    term, which NDAs state it (entail or contradict it rather than not mention it)."""
+    data = contractnli_dev()
+    names = nda_categories(data)
+    ndas = [nda for nda in data["documents"] if f"{NDA_ID_PREFIX}{nda['id']}" not in held]
+    missing = [nda["id"] for nda in ndas if not (NDA_PDFS / f"{nda['id']}.pdf").is_file()]
+    if missing:
+        raise SystemExit(f"error: {len(missing)} ContractNLI PDFs are not in {NDA_PDFS}; build them with bench/phrasings/build.py")
+    with ProcessPoolExecutor(workers) as pool:
+        parsed = dict(zip([nda["id"] for nda in ndas], pool.map(_nda_clauses, [nda["id"] for nda in ndas])))
+    rows, truth = [], {category: {} for category in names.values()}
+    for nda in ndas:
+        doc_id = f"{NDA_ID_PREFIX}{nda['id']}"
+        stated = {names[key]: a for key, a in nda["annotation_sets"][0]["annotations"].items() if a["choice"] != "NotMentioned"}
+        for category in truth:
+            truth[category][doc_id] = category in stated
+        spans = {c: [nda["text"][slice(*nda["spans"][i])] for i in a["spans"]] for c, a in stated.items()}
+        rows += _labelled(doc_id, parsed[nda["id"]], spans)
+    return rows, truth
+
+
+class CategoryTable:
+    """Labelled sentences of one corpus (CUAD's contracts or ContractNLI's NDAs), their features
+    and folds by contract: each corpus's categories are learnt from its own contracts alone."""
+
+    def __init__(self, rows, truth: dict[str, dict[str, bool]], sentence_words, context_words) -> None:
+        self.rows, self.truth = rows, truth
+        self.x = features(sentence_words, context_words, [r[1] for r in rows])
+        self.groups = np.array([r[0] for r in rows])
+        # the same contracts per fold for every category
+        self.splits = list(GroupKFold(FOLDS).split(self.x, groups=self.groups))
 
 
 def best_threshold(contract_ids, scores, truth: dict[str, bool]) -> tuple[float, float]:
@@ -100,32 +161,37 @@ def main() -> int:
     sentences = [r[1] for r in rows]
     sentence_words = sentence_vectorizer(min_df=3, max_features=20000).fit([s.text for s in sentences])
     context_words = context_vectorizer(min_df=3, max_features=10000).fit([s.context for s in sentences])
-    x = features(sentence_words, context_words, sentences)
-    groups = np.array([r[0] for r in rows])
+    cuad_truth = {
+        category: {c["id"]: any(r["category"] == category and r["answerable"] for r in labels.get(c["id"], [])) for c in dev}
+        for category in CATEGORIES
+    }
+    nda_rows, nda_truth = nda_sentences(held, args.workers)
+    tables = [CategoryTable(rows, cuad_truth, sentence_words, context_words), CategoryTable(nda_rows, nda_truth, sentence_words, context_words)]
     coefficients, intercepts, thresholds, kept, cv_f1, dev_contracts = [], [], [], [], [], []
-    splits = list(GroupKFold(FOLDS).split(x, groups=groups))  # the same contracts per fold for every category
-    fold_coefficients, fold_intercepts = [[] for _ in splits], [[] for _ in splits]
-    for category in CATEGORIES:
-        y = np.array([category in r[2] for r in rows])
-        truth = {c["id"]: any(r["category"] == category and r["answerable"] for r in labels.get(c["id"], [])) for c in dev}
-        if sum(truth.values()) < MIN_POSITIVE_CONTRACTS or y.sum() < MIN_POSITIVE_CONTRACTS:
-            print(f"{category:36} skipped: too few labelled contracts in dev")
-            continue
-        held_out = np.zeros(len(rows))
-        for fold, (train, test) in enumerate(splits):
-            model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(x[train], y[train])
-            held_out[test] = model.predict_proba(x[test])[:, 1]
-            fold_coefficients[fold].append(model.coef_[0].astype(np.float32))
-            fold_intercepts[fold].append(float(model.intercept_[0]))
-        f1, threshold = best_threshold(groups, held_out, truth)
-        model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(x, y)
-        coefficients.append(model.coef_[0].astype(np.float32))
-        intercepts.append(float(model.intercept_[0]))
-        thresholds.append(threshold)
-        kept.append(category)
-        cv_f1.append(f1)
-        dev_contracts.append(sum(truth.values()))
-        print(f"{category:36} cross-validated dev F1 {f1:.3f} at threshold {threshold:.2f}")
+    fold_coefficients, fold_intercepts = [[] for _ in range(FOLDS)], [[] for _ in range(FOLDS)]
+    for table in tables:
+        for category, truth in table.truth.items():
+            y = np.array([category in r[2] for r in table.rows])
+            if sum(truth.values()) < MIN_POSITIVE_CONTRACTS or y.sum() < MIN_POSITIVE_CONTRACTS:
+                print(f"{category:36} skipped: too few labelled contracts in dev")
+                continue
+            held_out = np.zeros(len(table.rows))
+            for fold, (train, test) in enumerate(table.splits):
+                model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(table.x[train], y[train])
+                held_out[test] = model.predict_proba(table.x[test])[:, 1]
+                fold_coefficients[fold].append(model.coef_[0].astype(np.float32))
+                fold_intercepts[fold].append(float(model.intercept_[0]))
+            f1, threshold = best_threshold(table.groups, held_out, truth)
+            model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=3000).fit(table.x, y)
+            coefficients.append(model.coef_[0].astype(np.float32))
+            intercepts.append(float(model.intercept_[0]))
+            thresholds.append(threshold)
+            kept.append(category)
+            cv_f1.append(f1)
+            dev_contracts.append(sum(truth.values()))
+            stated = sum(truth.values())  # beside "every contract has it": a term most NDAs state is easy to F1
+            print(f"{category:36} cross-validated dev F1 {f1:.3f} at threshold {threshold:.2f} ({stated} of {len(truth)} contracts, "
+                  f"F1 if all were flagged {2 * stated / (stated + len(truth)):.3f})")
     save = functools.partial(
         np.savez_compressed, categories=np.array(kept), vocabulary=_terms(sentence_words), idf=sentence_words.idf_.astype(np.float32),
         context_vocabulary=_terms(context_words), context_idf=context_words.idf_.astype(np.float32),
@@ -136,15 +202,18 @@ def main() -> int:
         # the vocabulary and idf are the whole model's: they come from unlabelled text, not from labels
         args.folds_out.mkdir(parents=True, exist_ok=True)
         never_read = {}
-        for fold, (_, test) in enumerate(splits):
+        for fold in range(FOLDS):
             save(args.folds_out / f"fold{fold}.npz", coefficients=np.vstack(fold_coefficients[fold]), intercepts=np.array(fold_intercepts[fold]))
-            never_read[f"fold{fold}.npz"] = sorted(set(groups[test].tolist()))
+            never_read[f"fold{fold}.npz"] = sorted({g for table in tables for g in table.groups[table.splits[fold][1]].tolist()})
         (args.folds_out / "contracts.json").write_text(json.dumps(never_read, indent=1))
-        print(f"wrote {len(splits)} fold models to {args.folds_out}")
-    flagged = [f1 for f1, contracts in zip(cv_f1, dev_contracts) if is_reliable(f1, contracts)]
+        print(f"wrote {FOLDS} fold models to {args.folds_out}")
+    flagged = [f1 for c, f1, contracts in zip(kept, cv_f1, dev_contracts) if c in CATEGORIES and is_reliable(f1, contracts)]
     print(f"flagged in the app: {len(flagged)} categories (cross-validated dev F1 >= {MIN_RELIABLE_F1} in >= {MIN_RELIABLE_CONTRACTS} "
           f"dev contracts), their mean cross-validated dev F1 {np.mean(flagged):.3f}")
-    print(f"mean cross-validated dev F1 {np.mean(cv_f1):.3f} over {len(kept)} categories; wrote {args.out} "
+    for name, table in zip(("CUAD", "NDA"), tables):
+        scores = [f1 for c, f1 in zip(kept, cv_f1) if c in table.truth]
+        print(f"{name}: mean cross-validated dev F1 {np.mean(scores):.3f} over {len(scores)} categories")
+    print(f"wrote {args.out} "
           f"({args.out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sparse
 from sklearn.linear_model import LogisticRegression
 
-from common import SHARED_DATA, cuad_labels, cuad_manifest  # noqa: E402  (puts the project on sys.path)
+from common import NDA_ID_PREFIX, SHARED_DATA, contractnli_dev, cuad_labels, cuad_manifest, nda_categories  # noqa: E402  (puts the project on sys.path)
 from engine.embed import Embedder  # noqa: E402
 from engine.query.meaning import CATEGORY_TYPES, MODEL_FILE, char_vectorizer  # noqa: E402
 from engine.query.plan import STOPWORDS  # noqa: E402
@@ -45,7 +45,6 @@ PHRASINGS = Path(__file__).resolve().parent / "phrasings" / "cuad_categories.jso
 NDA_PHRASINGS = Path(__file__).resolve().parent / "phrasings" / "contractnli.json"
 TRAINING_ONLY = Path(__file__).resolve().parent / "phrasings" / "training_questions.json"  # never evaluated on
 TRAIN = "train:"  # the style of a training-only question: "train:scenario" is left out with "scenario", never measured
-NDA_PREFIX = "contractnli:"  # how --hold-docs names a ContractNLI NDA: contractnli:<id>
 C = 4.0  # inverse regularisation; 1, 4, 16, 64 compared leaving each style out: 4 best on the mean and the worst style
 CHAR_WEIGHT = 1.0  # of the character n-grams beside the embedding (0.5 and 1.0 compared: 1.0 better on typos)
 LEXICON_SIZE = 8
@@ -62,12 +61,6 @@ def descriptions() -> dict[str, str]:
     return {row[0].removeprefix("Category: ").strip(): row[1].removeprefix("Description: ").strip() for row in rows if row}
 
 
-def nda_labels() -> dict[str, str]:
-    """ContractNLI hypothesis key -> its category name here ("NDA: No reverse engineering")."""
-    data = json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text())
-    return {key: f"NDA: {label['short_description']}" for key, label in data["labels"].items()}
-
-
 def training_texts() -> list[tuple[str, str, str]]:
     """(category, style, text) for every phrasing, standard wording and description: the 41
     CUAD categories and the 17 ContractNLI hypotheses (an NDA's usual terms)."""
@@ -82,7 +75,7 @@ def training_texts() -> list[tuple[str, str, str]]:
         for phrasing in entry["phrasings"]:
             party, other = chooser.choice(STAND_INS)
             texts.append((name, phrasing["style"], phrasing["text"].replace("{party}", party).replace("{other}", other)))
-    names = nda_labels()
+    names = nda_categories()
     for key, entry in json.loads(NDA_PHRASINGS.read_text())["hypotheses"].items():
         texts.append((names[key], "standard", entry["hypothesis"]))
         texts += [(names[key], phrasing["style"], phrasing["text"]) for phrasing in entry["phrasings"]]
@@ -179,9 +172,9 @@ def priors(held_docs: set[str]) -> dict[str, float]:
             for label in labels:
                 seen[label["category"]] += 1
                 stated[label["category"]] += bool(label["answerable"])
-    names = nda_labels()
-    for nda in json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text())["documents"]:
-        if f"{NDA_PREFIX}{nda['id']}" in held_docs:
+    names = nda_categories()
+    for nda in contractnli_dev()["documents"]:
+        if f"{NDA_ID_PREFIX}{nda['id']}" in held_docs:
             continue
         for key, annotation in nda["annotation_sets"][0]["annotations"].items():
             seen[names[key]] += 1
@@ -192,13 +185,13 @@ def priors(held_docs: set[str]) -> dict[str, float]:
 def nda_lexicon(held_docs: set[str]) -> dict[str, list[str]]:
     """Per ContractNLI hypothesis, the words its evidence spans use and the other hypotheses'
     spans do not, counted by NDA, over the dev NDAs less `held_docs` (contractnli:<id>)."""
-    data = json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text())
-    names = nda_labels()
+    data = contractnli_dev()
+    names = nda_categories()
     contracts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     surface: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     labelled: collections.Counter = collections.Counter()
     for nda in data["documents"]:
-        if f"{NDA_PREFIX}{nda['id']}" in held_docs:
+        if f"{NDA_ID_PREFIX}{nda['id']}" in held_docs:
             continue
         for key, annotation in nda["annotation_sets"][0]["annotations"].items():
             if annotation["choice"] == "NotMentioned" or not annotation["spans"]:

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from common import BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, require_shared_data
+from common import BENCH_DIR, BENCH_STORE, NDA_ID_PREFIX, PROJECT_ROOT, SHARED_DATA, require_shared_data
 
 from engine.eval.harness import ensure_documents, load_questions, wording_folds
 from engine.eval.scores import Question, snippet_found
@@ -99,7 +99,10 @@ class PresenceFolds:
 
     def use_for(self, doc_path: str) -> None:
         """Score from now on with the model for this contract (the default for "")."""
-        model = self.model_of.get(Path(doc_path).stem, self.default)
+        path = Path(doc_path)
+        # a CUAD contract is named by its file's stem, a ContractNLI NDA as --hold-docs names it
+        contract = f"{NDA_ID_PREFIX}{path.stem}" if path.parts[:1] == ("contractnli",) else path.stem
+        model = self.model_of.get(contract, self.default)
         if model != self.current:
             use_presence_model(model)
             self.current = model

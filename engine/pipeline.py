@@ -101,7 +101,7 @@ class QueryEngine:
         meant = self.meant(question)
         if len(doc_ids) > 1 and asks_over_contracts(question):
             meant = listing_guesses(meant)
-        query = field_query(question, presence_model().categories, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1)
+        query = field_query(question, presence_model().contract_categories, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1)
         if query is not None:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}
             cited = None if cite_all else settings.limits.listing_cited

@@ -105,6 +105,27 @@ def test_each_clause_is_scored_by_its_best_sentence_for_every_category(gcloud):
     assert table[row, audit] == pytest.approx(model.scores(sentences)[:, audit].max(), abs=1e-6)
 
 
+def test_an_ndas_usual_terms_are_scored_by_clause_but_are_never_a_contracts_flags(highways):
+    """ContractNLI's terms, learnt from its dev NDAs: the Highways England NDA lets its people
+    see the information in 3.1, must tell of a compelled disclosure in 3.2 and limits its use
+    in 2.1.5; it says nothing of reverse engineering. The fields report CUAD's categories only."""
+    model = presence_model()
+    clauses = highways.graph.clauses
+    table = clause_scores(clauses)
+
+    def best(term: str) -> tuple[str, bool]:
+        column = table[:, model.categories.index(f"NDA: {term}")]
+        return clauses[int(column.argmax())].ref, bool(column.max() >= model.thresholds[f"NDA: {term}"])
+
+    assert best("Sharing with employees") == ("3.1", True)
+    assert best("Notice on compelled disclosure") == ("3.2", True)
+    assert best("Limited use") == ("2.1.5", True)
+    assert best("No reverse engineering")[1] is False
+    presence = extract_fields("h", clauses).presence
+    assert "Insurance" in presence and not any(category.startswith("NDA: ") for category in presence)
+    assert not any(category.startswith("NDA: ") for category in model.reliable)
+
+
 def test_only_categories_found_well_in_enough_dev_contracts_are_flagged():
     model = presence_model()
     # Source Code Escrow was found well (cross-validated F1 0.96) but in 12 dev contracts only

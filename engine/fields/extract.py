@@ -69,7 +69,8 @@ def _presence(sentences: list[Span]) -> dict[str, Presence]:
     scored = contract_sentences(sentences)
     scores = model.scores(scored)
     found: dict[str, Presence] = {}
-    for column, category in enumerate(model.categories):
+    for category in model.contract_categories:
+        column = model.categories.index(category)
         threshold = model.thresholds[category]
         ranked = [row for row in np.argsort(-scores[:, column]) if scores[row, column] >= threshold] if len(scored) else []
         presence = Presence(present=bool(ranked))

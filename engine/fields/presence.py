@@ -31,6 +31,7 @@ EVIDENCE_SENTENCES = 2
 MIN_RELIABLE_F1 = 0.80  # a category is flagged in the app only if the model found it this well on dev
 MIN_RELIABLE_CONTRACTS = 20  # ... in at least this many dev contracts, so that estimate is not a few lucky calls
 MIN_WORDS = 3
+NDA_PREFIX = "NDA: "  # the categories of ContractNLI's hypotheses, an NDA's usual terms ("NDA: No reverse engineering")
 HEADING_MARK = "h_"  # heading words are features of their own, apart from the same words in a sentence
 CONTEXT_WEIGHT = 0.5  # of the clause's words against the sentence's own; 0.3 and 1.0 measured lower on dev
 
@@ -116,8 +117,12 @@ class PresenceModel:
         self.thresholds = dict(zip(self.categories, stored["thresholds"].tolist()))
         self.cv_f1 = dict(zip(self.categories, stored["cv_f1"].tolist()))
         self.dev_contracts = dict(zip(self.categories, stored["dev_contracts"].tolist()))
+        # a contract's fields report CUAD's categories; an NDA term's column only scores sentences
+        # (the category arm, the abstain decision): it was learnt from NDAs alone and would read
+        # any confidentiality clause of a commercial contract as one
+        self.contract_categories = [c for c in self.categories if not c.startswith(NDA_PREFIX)]
         # the categories good enough to flag, chosen on dev when the model was trained
-        self.reliable = [c for c in self.categories if is_reliable(self.cv_f1[c], self.dev_contracts[c])]
+        self.reliable = [c for c in self.contract_categories if is_reliable(self.cv_f1[c], self.dev_contracts[c])]
 
     def scores(self, sentences: list[ScoredSentence]) -> np.ndarray:
         """Probability per sentence (rows) and category (columns)."""

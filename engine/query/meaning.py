@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from engine.fields.presence import NDA_PREFIX
 from engine.settings import RetrievalSettings
 from models.clause import ClauseType
 from models.plan import CategoryGuess, QueryPlan
@@ -76,9 +77,6 @@ CATEGORY_TYPES: dict[str, list[ClauseType]] = {
     "Covenant Not To Sue": [T.IP_OWNERSHIP],
     "Third Party Beneficiary": [],
 }
-
-
-NDA_PREFIX = "NDA: "  # the model's categories for ContractNLI's hypotheses: an NDA's usual terms
 
 
 def clause_types(category: str) -> list[ClauseType]:
