@@ -121,3 +121,14 @@ def test_the_definitions_an_answer_leans_on_are_folded_as_more_evidence(sample_l
     assert answer.more_evidence == set(range(len(answer.stating_claims) + 1, len(answer.citations) + 1))  # numbered after the answer's own
     text = answer.text()
     assert text.index(answer.stating_claims[-1].text) < text.index("\nMore evidence:\n") < text.index(folded[0].text)
+
+
+@pytest.mark.parametrize(("contract", "ref"), [(HIGHWAYS_NDA, "3.2"), (MUTUAL_NDA, "6")])
+def test_an_nda_term_asked_in_other_words_is_found_and_one_the_nda_lacks_is_not(sample_library, contract, ref):
+    """ContractNLI's terms by meaning: neither NDA says "compelled" or "court", yet the clause
+    on disclosure required by law answers; neither speaks of reverse engineering, so "Not found"."""
+    doc = [_doc_id(sample_library, contract)]
+    told = sample_library.ask("Does the recipient have to tell the discloser before giving information to a court?", doc)
+    assert told.plan.categories[0].category == "NDA: Notice on compelled disclosure"
+    assert not told.answer.abstained and told.answer.citations[0].ref == ref
+    assert sample_library.ask("Is the recipient barred from reverse engineering prototypes or samples?", doc).answer.abstained

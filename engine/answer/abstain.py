@@ -15,7 +15,7 @@ import math
 
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
-from engine.query.meaning import NDA_PREFIX
+from engine.fields.presence import NDA_PREFIX
 from engine.settings import AbstainSettings
 from engine.text.matching import stem, stems
 from models.plan import CategoryGuess
@@ -26,6 +26,7 @@ FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
     "category_probability", "category_found", "category_evidence", "stated_by_meaning", "nda_term", "category_prior",
+    "category_stated",
 )
 #: Categories every contract states (its name, its parties, its date), recognised by meaning.
 STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
@@ -82,7 +83,7 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
     if not guesses:
         return {
             "category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0,
-            "nda_term": 0.0, "category_prior": 0.5,
+            "nda_term": 0.0, "category_prior": 0.5, "category_stated": 0.0,
         }
     found = [_category_found(evidence, g, sentences) for g in guesses]
     return {
@@ -96,6 +97,10 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
         # how often contracts state what is asked at all (an effective date: 77% of dev contracts;
         # source code escrow: a few), weighted by how likely each category is
         "category_prior": sum(g.probability * g.prior for g in guesses) / (sum(g.probability for g in guesses) or 1.0),
+        # whether a top sentence reaches the threshold at which the presence model says a contract
+        # has the category (chosen per category by cross-validation when it was trained): its raw
+        # probabilities are not comparable, a 0.5 is sure of one category and unsure of another
+        "category_stated": sum(g.probability for g, f in zip(guesses, found) if evidence.reaches_threshold(g.category, f)),
     }
 
 

@@ -83,8 +83,13 @@ class Evidence:
 
     def is_of_category(self, sentence: Sentence, category: str) -> bool:
         """Whether the presence classifier puts `sentence` in `category` (its own threshold)."""
-        score = self.category_score(sentence, category)
-        return score is not None and score >= presence_model().thresholds[category]
+        return self.reaches_threshold(category, self.category_score(sentence, category))
+
+    @staticmethod
+    def reaches_threshold(category: str, score: float | None) -> bool:
+        """Whether a presence score is one at which the classifier says a contract has `category`."""
+        threshold = presence_model().thresholds.get(category)
+        return score is not None and threshold is not None and score >= threshold
 
     @cached_property
     def _index(self) -> dict[int, int]:
