@@ -58,7 +58,8 @@ def test_the_category_arm_finds_the_clause_of_the_kind_meant_without_its_words(s
     settings = sample_library.settings.retrieval
     found = search(sample_library.store, scope, (CATEGORY,), settings.model_copy(update={"category_weight": 1.0}))
     assert list(found.ranks) == [CATEGORY]
-    assert [scope.by_id[n.node.node_id][0].ref for n in found.nodes[: len(refs)]] == refs
+    # the clause's heading and its parts lead, in whichever order the model scores them
+    assert sorted(scope.by_id[n.node.node_id][0].ref for n in found.nodes[: len(refs)]) == sorted(refs)
     assert search(sample_library.store, scope, (CATEGORY,), settings.model_copy(update={"category_weight": 0.0})).nodes == []
 
 
