@@ -48,7 +48,7 @@ def contractnli_dev() -> dict:
 def nda_categories(data: dict | None = None) -> dict[str, str]:
     """ContractNLI hypothesis key -> the category name the question and presence models give it
     ("NDA: No reverse engineering")."""
-    from engine.fields.presence import NDA_PREFIX
+    from engine.fields.presence import NDA_PREFIX  # here, not at the top: most benchmarks never load the model's libraries
 
     data = data or contractnli_dev()
     return {key: f"{NDA_PREFIX}{label['short_description']}" for key, label in data["labels"].items()}

@@ -19,10 +19,11 @@ trained on NDAs alone (a commercial contract's confidentiality clause is no nega
 questions read them through the category arm and the abstain decision, never as a contract's
 flags.
 
-Writes engine/fields/presence_model.npz. `--hold-docs` (contract ids, one per line; an NDA as contractnli:<id>) leaves those
-contracts out of training and `--out` writes the model elsewhere: a model that never read the
-labels of the contracts an evaluation asks about, so that figures which use its scores
-(retrieval's category arm, the abstain features) are out of sample by contract. `--folds-out`
+Writes engine/fields/presence_model.npz. `--hold-docs` (contract ids, one per line; an NDA as
+contractnli:<id>) leaves those contracts out of training and `--out` writes the model
+elsewhere: a model that never read the labels of the contracts an evaluation asks about, so
+that figures which use its scores (retrieval's category arm, the abstain features) are out of
+sample by contract. `--folds-out`
 also keeps the cross-validation's fold models (`DIR/fold<k>.npz`, with `DIR/contracts.json`
 naming the contracts each one never read), so that a model trained on the presence model's
 scores (bench/train_ranker.py --presence-folds) sees them as they are on a new contract, not
@@ -35,13 +36,12 @@ import argparse
 import functools
 import json
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
-
-from concurrent.futures import ProcessPoolExecutor
 
 from common import NDA_ID_PREFIX, NDA_PDFS, contractnli_dev, cuad_labels, cuad_manifest, nda_categories, require_shared_data
 from fields import load_clauses
