@@ -40,6 +40,18 @@ NDA_PDFS = PROJECT_ROOT / "data" / "phrasings" / "contractnli" / "pdf"  # render
 NDA_ID_PREFIX = "contractnli:"  # how --hold-docs names a ContractNLI NDA: contractnli:<id>
 
 
+def nda_contract_id(nda_id: int | str) -> str:
+    """How a ContractNLI NDA is named among contract ids (--hold-docs, fold lists): contractnli:<id>."""
+    return f"{NDA_ID_PREFIX}{nda_id}"
+
+
+def contract_id(doc_path: str) -> str:
+    """The contract id of a question's document: a CUAD contract's file stem, an NDA's
+    contractnli:<id> (its PDF is contractnli/pdf/<id>.pdf)."""
+    path = Path(doc_path)
+    return nda_contract_id(path.stem) if path.parts[:1] == ("contractnli",) else path.stem
+
+
 def contractnli_dev() -> dict:
     """ContractNLI's dev split: its NDAs (text, spans, annotations) and its 17 hypotheses."""
     return json.loads((CONTRACTNLI / "dev.json").read_text())

@@ -43,7 +43,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from common import NDA_ID_PREFIX, NDA_PDFS, contractnli_dev, cuad_labels, cuad_manifest, nda_categories, require_shared_data
+from common import NDA_PDFS, contractnli_dev, cuad_labels, cuad_manifest, nda_categories, nda_contract_id, require_shared_data
 from fields import load_clauses
 
 from engine.fields.presence import (
@@ -51,9 +51,7 @@ from engine.fields.presence import (
     contract_sentences, context_vectorizer, features, is_reliable, presence_text, sentence_vectorizer,
 )
 from engine.fields.sentences import split_sentences
-from engine.ingest.clauses import segment
-from engine.ingest.graph import build_graph
-from engine.ingest.pdf import read_pdf
+from engine.ingest.parse import parse_contract
 
 MIN_POSITIVE_CONTRACTS = 5
 REGULARISATION = 4.0  # C; 1 and 16 gave the same or lower mean cross-validated dev F1
@@ -86,8 +84,9 @@ def _labelled(contract_id: str, clauses, spans: dict[str, list[str]]):
 
 
 def _nda_clauses(nda_id: int):
-    text = read_pdf(NDA_PDFS / f"{nda_id}.pdf")
-    return build_graph(str(nda_id), text, segment(text), f"{nda_id}.pdf").clauses
+    """An NDA's clauses, parsed and structured as ingest does."""
+    pdf = NDA_PDFS / f"{nda_id}.pdf"
+    return parse_contract(pdf.read_bytes(), pdf.name).graph.clauses
 
 
 def nda_sentences(held: set[str], workers: int):
@@ -95,7 +94,7 @@ def nda_sentences(held: set[str], workers: int):
     term, which NDAs state it (entail or contradict it rather than not mention it)."""
     data = contractnli_dev()
     names = nda_categories(data)
-    ndas = [nda for nda in data["documents"] if f"{NDA_ID_PREFIX}{nda['id']}" not in held]
+    ndas = [nda for nda in data["documents"] if nda_contract_id(nda["id"]) not in held]
     missing = [nda["id"] for nda in ndas if not (NDA_PDFS / f"{nda['id']}.pdf").is_file()]
     if missing:
         raise SystemExit(f"error: {len(missing)} ContractNLI PDFs are not in {NDA_PDFS}; build them with bench/phrasings/build.py")
@@ -103,7 +102,7 @@ def nda_sentences(held: set[str], workers: int):
         parsed = dict(zip([nda["id"] for nda in ndas], pool.map(_nda_clauses, [nda["id"] for nda in ndas])))
     rows, truth = [], {category: {} for category in names.values()}
     for nda in ndas:
-        doc_id = f"{NDA_ID_PREFIX}{nda['id']}"
+        doc_id = nda_contract_id(nda["id"])
         stated = {names[key]: a for key, a in nda["annotation_sets"][0]["annotations"].items() if a["choice"] != "NotMentioned"}
         for category in truth:
             truth[category][doc_id] = category in stated

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sparse
 from sklearn.linear_model import LogisticRegression
 
-from common import NDA_ID_PREFIX, SHARED_DATA, contractnli_dev, cuad_labels, cuad_manifest, nda_categories  # noqa: E402  (puts the project on sys.path)
+from common import SHARED_DATA, contractnli_dev, cuad_labels, cuad_manifest, nda_categories, nda_contract_id  # noqa: E402  (puts the project on sys.path)
 from engine.embed import Embedder  # noqa: E402
 from engine.query.meaning import CATEGORY_TYPES, MODEL_FILE, char_vectorizer  # noqa: E402
 from engine.query.plan import STOPWORDS  # noqa: E402
@@ -174,7 +174,7 @@ def priors(held_docs: set[str]) -> dict[str, float]:
                 stated[label["category"]] += bool(label["answerable"])
     names = nda_categories()
     for nda in contractnli_dev()["documents"]:
-        if f"{NDA_ID_PREFIX}{nda['id']}" in held_docs:
+        if nda_contract_id(nda["id"]) in held_docs:
             continue
         for key, annotation in nda["annotation_sets"][0]["annotations"].items():
             seen[names[key]] += 1
@@ -191,7 +191,7 @@ def nda_lexicon(held_docs: set[str]) -> dict[str, list[str]]:
     surface: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     labelled: collections.Counter = collections.Counter()
     for nda in data["documents"]:
-        if f"{NDA_ID_PREFIX}{nda['id']}" in held_docs:
+        if nda_contract_id(nda["id"]) in held_docs:
             continue
         for key, annotation in nda["annotation_sets"][0]["annotations"].items():
             if annotation["choice"] == "NotMentioned" or not annotation["spans"]:

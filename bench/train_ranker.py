@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from common import BENCH_DIR, BENCH_STORE, NDA_ID_PREFIX, PROJECT_ROOT, SHARED_DATA, require_shared_data
+from common import BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, contract_id, require_shared_data
 
 from engine.eval.harness import ensure_documents, load_questions, wording_folds
 from engine.eval.scores import Question, snippet_found
@@ -99,10 +99,7 @@ class PresenceFolds:
 
     def use_for(self, doc_path: str) -> None:
         """Score from now on with the model for this contract (the default for "")."""
-        path = Path(doc_path)
-        # a CUAD contract is named by its file's stem, a ContractNLI NDA as --hold-docs names it
-        contract = f"{NDA_ID_PREFIX}{path.stem}" if path.parts[:1] == ("contractnli",) else path.stem
-        model = self.model_of.get(contract, self.default)
+        model = self.model_of.get(contract_id(doc_path), self.default)
         if model != self.current:
             use_presence_model(model)
             self.current = model
@@ -314,7 +311,7 @@ def main() -> None:
         save(MODEL_FILE, mean, scale, model)
     if args.hold_docs and args.held_out_model:
         held = set(args.hold_docs.read_text().split())
-        kept = [i for i in items if Path(i.group).stem not in held]
+        kept = [i for i in items if contract_id(i.group) not in held]
         save(args.held_out_model, *fit(kept, weighting))
         print(f"  (trained on {len(kept)} of {len(items)} questions, leaving out the contracts of {args.hold_docs})")
         if args.fold_rankers_out:
