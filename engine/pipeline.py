@@ -8,6 +8,7 @@ everywhere, never by top-k retrieval in one place and by enumeration in another.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from engine.query.retriever import Retriever
 from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
+from engine.text.spelling import Corrected, spelling_corrector
 from models.answer import Citation
 from models.clause import Clause
 from models.document import Document
@@ -44,6 +46,7 @@ from models.retrieval import Mode
 
 
 CountProgress = Callable[[int, int], None]  # (contracts done, contracts in all)
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "ConformisInc" -> Conformis, Inc
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class _Asked:
     meant: list[CategoryGuess]
     read_as: str  # the text `meant` was read from: the question, less the title of a contract it names
     stamp: dict
+    over_contracts: bool  # a "which / how many / do any..." request, as written or as spelling-corrected
 
 
 class QueryEngine:
@@ -98,14 +102,21 @@ class QueryEngine:
         # every contract, by file name: a batch stores contracts as their parses finish, so the
         # order they were added in is not one a reader can follow
         doc_ids = scope if scope else sorted(documents, key=lambda doc_id: (documents[doc_id].file_name, doc_id))
+        spelled = spelling_corrector().correct(question, keep=_name_words(documents[d] for d in doc_ids if d in documents))
+        over_contracts = asks_over_contracts(question) or asks_over_contracts(spelled.text)
+        question = spelled.text  # read from here on as corrected; the result keeps the words as written
         meant = self.meant(question)
-        if len(doc_ids) > 1 and asks_over_contracts(question):
+        if len(doc_ids) > 1 and over_contracts:
             meant = listing_guesses(meant)
-        query = field_query(question, presence_model().contract_categories, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1)
+        query = field_query(
+            question, presence_model().contract_categories, meant, settings.retrieval.listing_category_min,
+            several=len(doc_ids) > 1, over_contracts=over_contracts,
+        )
         if query is not None:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}
             cited = None if cite_all else settings.limits.listing_cited
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause_in(documents), cited)
+            listing.notes[:0] = _spelling_note(spelled)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
@@ -114,7 +125,7 @@ class QueryEngine:
             doc_ids = [named]  # and its title's words say nothing of what is asked about it
             read_as = without_words(question, titles[named])
             meant = self.meant(read_as)
-        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, read_as, stamp)
+        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, read_as, stamp, over_contracts)
         if answer and 1 < len(doc_ids) <= settings.limits.answer_each:
             result = self._each(asked, doc_ids, {doc_id: documents[doc_id].file_name for doc_id in doc_ids if doc_id in documents}, on_progress)
         else:
@@ -127,6 +138,9 @@ class QueryEngine:
                     f"{settings.limits.answer_each} or fewer in scope for an answer from each."
                 )
         self._note_quick_vectors(result, [documents[d] for d in doc_ids if d in documents], settings)
+        for shown in (result.answer, result.enumeration, result.per_contract):
+            if shown is not None:
+                shown.notes[:0] = _spelling_note(spelled)
         result.seconds = round(time.perf_counter() - started, 3)
         return result
 
@@ -175,7 +189,7 @@ class QueryEngine:
         rows = [ContractAnswer(doc_id=d, file=names.get(d, d), answer=r.answer) for d, r in zip(doc_ids, singles)]
         best = max(singles, key=lambda r: (not r.answer.abstained, r.answer.support))
         result = QueryResult(**asked.stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer)
-        if asks_over_contracts(asked.question):
+        if asked.over_contracts:
             result.enumeration = listing_by_search(asked.question, rows, asked.meant, asked.settings.retrieval.listing_category_min)
         else:
             result.per_contract = PerContract(question=asked.question, rows=rows)
@@ -267,3 +281,20 @@ class ClausegraphQueryEngine(CustomQueryEngine):
         ]
         text = answer.text() if shown is answer else shown.headline()
         return Response(response=text, source_nodes=nodes, metadata={"answer": answer, "result": result})
+
+
+def _name_words(documents) -> set[str]:
+    """The words of the contracts' file names and titles ("ConformisInc_..." gives "conformis"):
+    a user who types a contract's name in lower case means it, misspelt or not."""
+    words: set[str] = set()
+    for document in documents:
+        for text in (document.file_name, document.title):
+            words.update(w.lower() for w in _NAME_PART.findall(text))
+    return words
+
+
+def _spelling_note(spelled: Corrected) -> list[str]:
+    if not spelled.changes:
+        return []
+    changed = ", ".join(f"{written} → {read}" for written, read in spelled.changes)
+    return [f"Read as “{spelled.text}” (spelling corrected: {changed})."]

@@ -113,6 +113,7 @@ TIERS = {
     "test_phrasings.py": "unit",
     "test_playbook.py": "unit",
     "test_settings.py": "unit",
+    "test_spelling.py": "unit",
     "test_ui_errors.py": "unit",
     "test_store.py": "integration",
     "test_vectors.py": "integration",
@@ -144,6 +145,7 @@ TEST_TIERS = {
     "test_wording.py::test_a_search_box_query_naming_a_law_over_several_contracts_lists_those_under_it": "unit",
     "test_wording.py::test_the_parties_names_are_read_as_roles": "unit",
     "test_ranking.py::test_a_ranker_trained_on_other_features_is_refused": "unit",
+    "test_spelling.py::test_a_misspelt_question_is_answered_as_the_spelt_one_and_says_how_it_was_read": "integration",
 }
 TESTS_DIR = Path(__file__).parent
 

@@ -161,4 +161,6 @@ def show_per_contract(answers: PerContract, turn: int) -> None:
                         st.markdown(f"- {claim.text}")
     if answers.missing:
         st.warning("Not found in: " + ", ".join(row.file for row in answers.missing), icon=":material/search_off:")
+    for note in answers.notes:
+        st.caption(f":material/info: {note}")
     st.caption("Each contract in scope was searched and its answer checked on its own.")

@@ -86,16 +86,21 @@ def counts(question: str) -> bool:
 
 def field_query(
     question: str, known_categories: list[str], meant: list[CategoryGuess] = (), min_probability: float = 1.0, several: bool = False,
+    over_contracts: bool | None = None,
 ) -> FieldQuery | None:
     """The filter an enumeration question asks for; None when the question is not one.
 
     The category is the question model's (`meant`, likeliest first) when it is at least
     `min_probability` sure of it; the cue table is the fallback. With `several` contracts in
     scope, a search-box query about the governing law that names a jurisdiction ("New York
-    governing law") asks for the contracts under that law too."""
+    governing law") asks for the contracts under that law too. `over_contracts` says whether
+    the question asks over contracts when the caller has decided it (from the question as
+    written and as spelling-corrected); None reads it from `question`."""
     sure = [g.category for g in meant if g.probability >= min_probability]
     law_meant = "Governing Law" in sure[:1]
-    if not asks_over_contracts(question) and not (several and law_meant and jurisdiction_named(question)):
+    if over_contracts is None:
+        over_contracts = asks_over_contracts(question)
+    if not over_contracts and not (several and law_meant and jurisdiction_named(question)):
         return None
     query = FieldQuery(question=question, kind="count" if counts(question) else "list")
     query.categories = [c for c in sure[:1] if c in known_categories]

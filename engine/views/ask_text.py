@@ -67,4 +67,5 @@ def render_per_contract(answers: PerContract) -> str:
                                    width=100, initial_indent="  ", subsequent_indent="    "))
     if answers.missing:
         lines += ["", "Not found in: " + ", ".join(row.file for row in answers.missing)]
+    lines += [f"note: {note}" for note in answers.notes]
     return "\n".join(lines)

@@ -1,0 +1,94 @@
+"""Spelling correction of a question before it is read.
+
+"which contracts have audt rights" and "agreements with renwal terms" were read as the wrong
+topic: the question model never saw those spellings, and the keyword search finds no
+"audt" in any contract. A misspelt word is corrected to the likeliest word within one or two
+edits (SymSpell), where likeliest counts a word's use in contracts
+(bench/build_contract_words.py) well above its use in general English, so "renwal" becomes
+"renewal" and not "rental". A word either list knows is never changed, nor names: a
+capitalised word past the first, an acronym, or any word of the contracts' titles and
+parties the caller passes as `keep`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.resources
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+from symspellpy import SymSpell, Verbosity
+
+WORDS_FILE = Path(__file__).with_name("contract_words.txt.gz")
+CONTRACT_WEIGHT = 10.0  # a contract's use of a word, over the same share of general English text
+MIN_LENGTH = 4  # shorter words are too often an abbreviation ("nda", "ip") to correct
+_TOKEN = re.compile(r"[A-Za-z]+")
+_QUESTION_WORDS = frozenset({"which", "what", "when", "where", "whose", "who", "whom", "how", "does", "should", "could", "would"})
+
+
+class Corrected(NamedTuple):
+    text: str
+    changes: list[tuple[str, str]]  # (as written, as read)
+
+
+class SpellingCorrector:
+    def __init__(self, words_file: Path = WORDS_FILE) -> None:
+        self.symspell = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
+        english = importlib.resources.files("symspellpy") / "frequency_dictionary_en_82_765.txt"
+        self.symspell.load_dictionary(str(english), term_index=0, count_index=1)
+        contract_counts = _read_counts(words_file)
+        english_total = sum(self.symspell.words.values())
+        scale = CONTRACT_WEIGHT * english_total / max(1, sum(contract_counts.values()))
+        for word, count in contract_counts.items():
+            self.symspell.create_dictionary_entry(word, int(count * scale))
+
+    def knows(self, word: str) -> bool:
+        return word.lower() in self.symspell.words
+
+    def correct(self, question: str, keep: Iterable[str] = ()) -> Corrected:
+        """The question with each misspelt word replaced by its likeliest correction."""
+        kept = {w.lower() for w in keep}
+        changes: list[tuple[str, str]] = []
+        opening = _first_word_start(question)
+
+        def replace(match: re.Match) -> str:
+            word, first = match.group(), match.start() == opening
+            if not self._correctable(word, first, kept):
+                return word
+            suggestions = self.symspell.lookup(word.lower(), Verbosity.CLOSEST, max_edit_distance=1 if len(word) <= 5 else 2)
+            if not suggestions:
+                return word
+            # a question opens with a question word: "wich contracts..." is "which", not "with"
+            asking = [s.term for s in suggestions if first and s.term in _QUESTION_WORDS]
+            fixed = asking[0] if asking else suggestions[0].term
+            fixed = fixed[0].upper() + fixed[1:] if word[0].isupper() else fixed
+            changes.append((word, fixed))
+            return fixed
+
+        text = _TOKEN.sub(replace, question)
+        return Corrected(text, changes)
+
+    def _correctable(self, word: str, first: bool, kept: set[str]) -> bool:
+        if len(word) < MIN_LENGTH or word.lower() in kept or self.knows(word):
+            return False
+        if word.isupper():  # an acronym: MFN, ROFR
+            return False
+        return first or not word[0].isupper()  # a capitalised word inside a sentence is a name
+
+
+def _first_word_start(text: str) -> int:
+    found = _TOKEN.search(text)
+    return found.start() if found else -1
+
+
+def _read_counts(path: Path) -> dict[str, int]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return {word: int(count) for word, count in (line.split() for line in handle if line.strip())}
+
+
+@cache
+def spelling_corrector() -> SpellingCorrector:
+    return SpellingCorrector()
