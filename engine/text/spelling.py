@@ -6,8 +6,8 @@ topic: the question model never saw those spellings, and the keyword search find
 edits (SymSpell), where likeliest counts a word's use in contracts
 (bench/build_contract_words.py) well above its use in general English, so "renwal" becomes
 "renewal" and not "rental". A word either list knows is never changed, nor names: a
-capitalised word past the first, an acronym, or any word of the contracts' titles and
-parties the caller passes as `keep`.
+capitalised word (the first only toward a question word: "Whcih" is "Which"), an acronym,
+or any word of the contracts' names the caller passes as `keep`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from symspellpy import SymSpell, Verbosity
 WORDS_FILE = Path(__file__).with_name("contract_words.txt.gz")
 CONTRACT_WEIGHT = 10.0  # a contract's use of a word, over the same share of general English text
 MIN_LENGTH = 4  # shorter words are too often an abbreviation ("nda", "ip") to correct
-_TOKEN = re.compile(r"[A-Za-z]+")
+_TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")  # "didn't" is one word, and left alone
+_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly", "ment", "ments", "able", "ability")
+_PREFIXES = ("un", "re", "de", "non", "pre", "sub", "over", "under", "co", "mis", "dis", "anti", "counter", "inter", "out", "post", "self")
 _QUESTION_WORDS = frozenset({"which", "what", "when", "where", "whose", "who", "whom", "how", "does", "should", "could", "would"})
 
 
@@ -63,6 +65,8 @@ class SpellingCorrector:
                 return word
             # a question opens with a question word: "wich contracts..." is "which", not "with"
             asking = [s.term for s in suggestions if first and s.term in _QUESTION_WORDS]
+            if not asking and word[0].isupper():  # "Aduro's notice period...": a name opens it
+                return word
             fixed = asking[0] if asking else suggestions[0].term
             fixed = fixed[0].upper() + fixed[1:] if word[0].isupper() else fixed
             changes.append((word, fixed))
@@ -72,11 +76,20 @@ class SpellingCorrector:
         return Corrected(text, changes)
 
     def _correctable(self, word: str, first: bool, kept: set[str]) -> bool:
-        if len(word) < MIN_LENGTH or word.lower() in kept or self.knows(word):
+        if len(word) < MIN_LENGTH or ("'" in word or "’" in word) or word.lower() in kept or self.knows(word) or self._a_form_of_a_known_word(word.lower()):
             return False
         if word.isupper():  # an acronym: MFN, ROFR
             return False
         return first or not word[0].isupper()  # a capitalised word inside a sentence is a name
+
+
+    def _a_form_of_a_known_word(self, word: str) -> bool:
+        """A known word with a prefix or an ending ("underpaying", "decompiling", "novate"):
+        a word the lists lack in this form is no misspelling."""
+        stems = [word[: -len(end)] + tail for end in _ENDINGS if word.endswith(end) for tail in ("", "e")]
+        stems += [word[len(start):] for start in _PREFIXES if word.startswith(start)]
+        stems += [word + end for end in ("d", "s", "ed", "es")]
+        return any(len(stem) >= MIN_LENGTH and self.knows(stem) for stem in stems)
 
 
 def _first_word_start(text: str) -> int:
