@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from llama_index.core.base.response.schema import Response
@@ -283,9 +283,9 @@ class ClausegraphQueryEngine(CustomQueryEngine):
         return Response(response=text, source_nodes=nodes, metadata={"answer": answer, "result": result})
 
 
-def _name_words(documents) -> set[str]:
+def _name_words(documents: Iterable[Document]) -> set[str]:
     """The words of the contracts' file names and titles ("ConformisInc_..." gives "conformis"):
-    a user who types a contract's name in lower case means it, misspelt or not."""
+    typed in lower case, such a name is meant as it is, not a misspelt word to correct."""
     words: set[str] = set()
     for document in documents:
         for text in (document.file_name, document.title):

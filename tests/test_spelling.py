@@ -14,6 +14,8 @@ from tests.conftest import HIGHWAYS_NDA
     ("agreements with renwal terms", "agreements with renewal terms"),  # general English alone says "rental"
     ("wich contarcts restrict assigment", "which contracts restrict assignment"),  # "contacts", "with" in general English
     ("can it be terminted for convienence?", "can it be terminated for convenience?"),
+    ("overage fees if we go over the limt", "overage fees if we go over the limit"),  # a letter left out, not "list"
+    ("can we hier thier employes", "can we hire their employees"),  # two letters swapped, not "her"
 ])
 def test_misspelt_words_are_read_as_the_contract_words_they_miss(written, read):
     assert spelling_corrector().correct(written).text == read
@@ -21,7 +23,7 @@ def test_misspelt_words_are_read_as_the_contract_words_they_miss(written, read):
 
 def test_names_acronyms_and_the_trades_words_are_left_as_written():
     corrector = spelling_corrector()
-    unchanged = "Does the licensor owe Aduro MFN pricing under the sublicense, and what is ROFR?"
+    unchanged = "Does the licensor owe Aduro MFN pricing under the sublicense, and what is ROFR? Is it underpaying?"
     assert corrector.correct(unchanged) == (unchanged, [])
     assert corrector.correct("can conformis end the agreemnt", keep={"conformis"}).text == "can conformis end the agreement"
 

@@ -24,6 +24,7 @@ from symspellpy import SymSpell, Verbosity
 
 WORDS_FILE = Path(__file__).with_name("contract_words.txt.gz")
 CONTRACT_WEIGHT = 10.0  # a contract's use of a word, over the same share of general English text
+SLIP_SHARE = 0.01  # a correction undoing a common slip is preferred when at least this share as common as the likeliest
 MIN_LENGTH = 4  # shorter words are too often an abbreviation ("nda", "ip") to correct
 _TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")  # "didn't" is one word, and left alone
 _ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly", "ment", "ments", "able", "ability")
@@ -67,7 +68,13 @@ class SpellingCorrector:
             asking = [s.term for s in suggestions if first and s.term in _QUESTION_WORDS]
             if not asking and word[0].isupper():  # "Aduro's notice period...": a name opens it
                 return word
-            fixed = asking[0] if asking else suggestions[0].term
+            # a letter left out or two swapped are the commonest slips: "limt" is "limit" before
+            # the likelier "list", "hier" is "hire" before "her"
+            likeliest, typed = suggestions[0].count, word.lower()
+            slips = [s.term for s in suggestions if (_left_out_of(typed, s.term) or _swapped(typed, s.term)) and s.count >= SLIP_SHARE * likeliest]
+            if not (asking or slips) and self._a_form_of_a_known_word(typed):
+                return word  # "underpaying", "decompiling": no slip, a word the lists lack in this form
+            fixed = (asking or slips or [suggestions[0].term])[0]
             fixed = fixed[0].upper() + fixed[1:] if word[0].isupper() else fixed
             changes.append((word, fixed))
             return fixed
@@ -76,7 +83,7 @@ class SpellingCorrector:
         return Corrected(text, changes)
 
     def _correctable(self, word: str, first: bool, kept: set[str]) -> bool:
-        if len(word) < MIN_LENGTH or ("'" in word or "’" in word) or word.lower() in kept or self.knows(word) or self._a_form_of_a_known_word(word.lower()):
+        if len(word) < MIN_LENGTH or ("'" in word or "’" in word) or word.lower() in kept or self.knows(word):
             return False
         if word.isupper():  # an acronym: MFN, ROFR
             return False
@@ -84,12 +91,24 @@ class SpellingCorrector:
 
 
     def _a_form_of_a_known_word(self, word: str) -> bool:
-        """A known word with a prefix or an ending ("underpaying", "decompiling", "novate"):
-        a word the lists lack in this form is no misspelling."""
+        """A known word with a prefix or an ending ("underpaying", "decompiling")."""
         stems = [word[: -len(end)] + tail for end in _ENDINGS if word.endswith(end) for tail in ("", "e")]
         stems += [word[len(start):] for start in _PREFIXES if word.startswith(start)]
-        stems += [word + end for end in ("d", "s", "ed", "es")]
         return any(len(stem) >= MIN_LENGTH and self.knows(stem) for stem in stems)
+
+
+def _left_out_of(typed: str, word: str) -> bool:
+    """Whether `typed` is `word` with letters left out (in order)."""
+    letters = iter(word)
+    return all(letter in letters for letter in typed)
+
+
+def _swapped(typed: str, word: str) -> bool:
+    """Whether `typed` is `word` with two neighbouring letters swapped."""
+    if len(typed) != len(word):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(typed, word)) if a != b]
+    return len(differ) == 2 and differ[1] == differ[0] + 1 and typed[differ[0]] == word[differ[1]] and typed[differ[1]] == word[differ[0]]
 
 
 def _first_word_start(text: str) -> int:
