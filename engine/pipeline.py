@@ -8,9 +8,8 @@ everywhere, never by top-k retrieval in one place and by enumeration in another.
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from llama_index.core.base.response.schema import Response
@@ -33,7 +32,7 @@ from engine.query.retriever import Retriever
 from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
-from engine.text.spelling import Corrected, spelling_corrector
+from engine.text.spelling import name_words, spelling_corrector
 from models.answer import Citation
 from models.clause import Clause
 from models.document import Document
@@ -46,7 +45,6 @@ from models.retrieval import Mode
 
 
 CountProgress = Callable[[int, int], None]  # (contracts done, contracts in all)
-_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "ConformisInc" -> Conformis, Inc
 
 
 @dataclass(frozen=True)
@@ -102,7 +100,8 @@ class QueryEngine:
         # every contract, by file name: a batch stores contracts as their parses finish, so the
         # order they were added in is not one a reader can follow
         doc_ids = scope if scope else sorted(documents, key=lambda doc_id: (documents[doc_id].file_name, doc_id))
-        spelled = spelling_corrector().correct(question, keep=_name_words(documents[d] for d in doc_ids if d in documents))
+        names = [name for d in doc_ids if d in documents for name in (documents[d].file_name, documents[d].title)]
+        spelled = spelling_corrector().correct(question, keep=name_words(names))
         over_contracts = asks_over_contracts(question) or asks_over_contracts(spelled.text)
         question = spelled.text  # read from here on as corrected; the result keeps the words as written
         meant = self.meant(question)
@@ -116,7 +115,7 @@ class QueryEngine:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}
             cited = None if cite_all else settings.limits.listing_cited
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause_in(documents), cited)
-            listing.notes[:0] = _spelling_note(spelled)
+            listing.notes[:0] = spelled.notes()
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
@@ -140,7 +139,7 @@ class QueryEngine:
         self._note_quick_vectors(result, [documents[d] for d in doc_ids if d in documents], settings)
         for shown in (result.answer, result.enumeration, result.per_contract):
             if shown is not None:
-                shown.notes[:0] = _spelling_note(spelled)
+                shown.notes[:0] = spelled.notes()
         result.seconds = round(time.perf_counter() - started, 3)
         return result
 
@@ -282,19 +281,3 @@ class ClausegraphQueryEngine(CustomQueryEngine):
         text = answer.text() if shown is answer else shown.headline()
         return Response(response=text, source_nodes=nodes, metadata={"answer": answer, "result": result})
 
-
-def _name_words(documents: Iterable[Document]) -> set[str]:
-    """The words of the contracts' file names and titles ("ConformisInc_..." gives "conformis"):
-    typed in lower case, such a name is meant as it is, not a misspelt word to correct."""
-    words: set[str] = set()
-    for document in documents:
-        for text in (document.file_name, document.title):
-            words.update(w.lower() for w in _NAME_PART.findall(text))
-    return words
-
-
-def _spelling_note(spelled: Corrected) -> list[str]:
-    if not spelled.changes:
-        return []
-    changed = ", ".join(f"{written} → {read}" for written, read in spelled.changes)
-    return [f"Read as “{spelled.text}” (spelling corrected: {changed})."]

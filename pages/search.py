@@ -115,6 +115,8 @@ def search_page() -> None:
         retrieval = lib.search(query.strip(), doc_ids, mode, filters)
     if attempt.failed:
         return
+    for note in retrieval.plan.notes:  # how the query was read: its spelling, the sections and terms it names
+        st.caption(f":material/info: {note}")
     if not retrieval.passages:
         st.warning("No clause matches this query with these filters.", icon=":material/search_off:")
         return

@@ -146,6 +146,7 @@ TEST_TIERS = {
     "test_wording.py::test_the_parties_names_are_read_as_roles": "unit",
     "test_ranking.py::test_a_ranker_trained_on_other_features_is_refused": "unit",
     "test_spelling.py::test_a_misspelt_question_is_answered_as_the_spelt_one_and_says_how_it_was_read": "integration",
+    "test_spelling.py::test_a_misspelt_search_finds_what_the_spelt_one_finds": "integration",
 }
 TESTS_DIR = Path(__file__).parent
 

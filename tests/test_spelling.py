@@ -35,3 +35,11 @@ def test_a_misspelt_question_is_answered_as_the_spelt_one_and_says_how_it_was_re
     assert (first.ref, first.page) == ("8.1", 7)
     assert result.question == "Whcih law goverms this agreemnt?"  # the words as written stay the question's
     assert "Read as “Which law governs this agreement?”" in result.answer.notes[0]
+
+
+def test_a_misspelt_search_finds_what_the_spelt_one_finds(sample_library):
+    spelt = sample_library.search("governing law and jurisdiction")
+    misspelt = sample_library.search("governing law and jurisdicton")
+    assert [p.clause_id for p in misspelt.passages[:3]] == [p.clause_id for p in spelt.passages[:3]]
+    assert misspelt.plan.notes[0].startswith("Read as “governing law and jurisdiction”")
+    assert not any(note.startswith("Read as") for note in spelt.plan.notes)

@@ -27,6 +27,7 @@ CONTRACT_WEIGHT = 10.0  # a contract's use of a word, over the same share of gen
 SLIP_SHARE = 0.01  # a correction undoing a common slip is preferred when at least this share as common as the likeliest
 MIN_LENGTH = 4  # shorter words are too often an abbreviation ("nda", "ip") to correct
 _TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")  # "didn't" is one word, and left alone
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "ConformisInc" -> Conformis, Inc
 _ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly", "ment", "ments", "able", "ability")
 _PREFIXES = ("un", "re", "de", "non", "pre", "sub", "over", "under", "co", "mis", "dis", "anti", "counter", "inter", "out", "post", "self")
 _QUESTION_WORDS = frozenset({"which", "what", "when", "where", "whose", "who", "whom", "how", "does", "should", "could", "would"})
@@ -35,6 +36,19 @@ _QUESTION_WORDS = frozenset({"which", "what", "when", "where", "whose", "who", "
 class Corrected(NamedTuple):
     text: str
     changes: list[tuple[str, str]]  # (as written, as read)
+
+    def notes(self) -> list[str]:
+        """What a user is told: the question as it was read, when it was corrected."""
+        if not self.changes:
+            return []
+        changed = ", ".join(f"{written} → {read}" for written, read in self.changes)
+        return [f"Read as “{self.text}” (spelling corrected: {changed})."]
+
+
+def name_words(names: Iterable[str]) -> set[str]:
+    """The words of contracts' file names and titles ("ConformisInc_..." gives "conformis"):
+    typed in lower case, such a name is meant as it is, not a misspelt word to correct."""
+    return {word.lower() for name in names for word in _NAME_PART.findall(name)}
 
 
 class SpellingCorrector:
