@@ -111,7 +111,7 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
     evaluated |= {words(p["text"]) for entry in [*categories.values(), *hypotheses.values()] for p in entry["phrasings"]}
     evaluated |= {words(p["text"]) for phrasings in load("enumeration.json")["targets"].values() for p in phrasings}
     seen: set[str] = set()
-    nda_styles = STYLES - {"keyword", "party"}  # an NDA's parties are the Disclosing and Receiving Party
+    nda_styles = STYLES - {"party"}  # an NDA's parties are the Disclosing and Receiving Party
     listing_styles = STYLES - {"party", "yesno"}  # requests over many contracts
     written = [(name, questions, nda_styles if name in hypotheses else STYLES) for name, questions in [*training["categories"].items(), *training["nda"].items()]]
     written += [(name, questions, listing_styles) for name, questions in training["listings"].items()]
