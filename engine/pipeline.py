@@ -21,7 +21,7 @@ from engine.answer.direct import asked_field, with_direct_answer
 from engine.answer.enumeration import cite_listed, enumerate_contracts, listing_by_search
 from engine.answer.generate import TextCallback
 from engine.fields.presence import presence_model
-from engine.fields.stored import StoredFields
+from engine.fields.stored import FieldReader
 from engine.llm import LocalModel
 from engine.query.field_query import asks_over_contracts, field_query
 from engine.query.large_scope import best_contracts
@@ -66,7 +66,7 @@ class _Asked:
 class QueryEngine:
     """Answers questions over one store's contracts."""
 
-    def __init__(self, store: ClauseStore, retriever: Retriever, answerer: Answerer, fields: StoredFields, settings: Settings) -> None:
+    def __init__(self, store: ClauseStore, retriever: Retriever, answerer: Answerer, fields: FieldReader, settings: Settings) -> None:
         self.store = store
         self.retriever = retriever
         self.answerer = answerer

@@ -77,6 +77,29 @@ def test_presence_flags_point_at_the_clauses_that_show_them(sample_library):
     assert not fields_of(sample_library, MUTUAL_NDA).presence["Insurance"].present
 
 
+def test_a_benchmarks_held_out_presence_model_reads_the_flags_again(sample_library, tmp_path):
+    """`engine eval --presence-model` lists contracts by that model's flags, not the stored ones."""
+    import numpy as np
+
+    from engine.fields.presence import MODEL_FILE, use_presence_model
+    from engine.fields.stored import FieldsReadNow
+
+    stored = np.load(MODEL_FILE)
+    thresholds = stored["thresholds"].copy()
+    thresholds[[str(c) for c in stored["categories"]].index("Insurance")] = 2.0  # a model that never finds insurance
+    never_insured = tmp_path / "never_insured.npz"
+    np.savez(never_insured, **{**{key: stored[key] for key in stored.files}, "thresholds": thresholds})
+    gcloud = sample_library.find(GCLOUD.name).doc_id
+    try:
+        use_presence_model(never_insured)
+        read_now = FieldsReadNow(sample_library.graph).of([gcloud])[0]
+        assert not read_now.presence["Insurance"].present
+        assert read_now.presence["Cap On Liability"].present and read_now.governing_law.value == "England and Wales"
+        assert sample_library.contract_fields([gcloud])[0].presence["Insurance"].present  # the store keeps its own
+    finally:
+        use_presence_model(MODEL_FILE)
+
+
 def test_a_sentence_is_read_with_its_clause(gcloud):
     """G-Cloud's clause 7.10 promises "reasonable endeavours to provide information": an audit
     right only because clause 7 is about audits. Read alone, the sentence stays under the bar."""

@@ -33,6 +33,7 @@ from engine.eval.scores import (
     snippet_found,
 )
 from engine.fields.presence import use_presence_model
+from engine.fields.stored import FieldsReadNow
 from engine.llm import parse_llm
 from engine.query.meaning import QuestionModel
 from engine.query.rank import LearnedRanker
@@ -267,7 +268,8 @@ def main(args, library: Library) -> int:
     library.use_llm(parse_llm(args.llm))
     if args.presence_model:
         use_presence_model(Path(args.presence_model))
-        print(f"clause categories scored by {args.presence_model}, a presence model trained without these contracts")
+        library.engine.fields = FieldsReadNow(library.graph)
+        print(f"clause categories scored and contract flags read by {args.presence_model}, a presence model trained without these contracts")
     if args.ranker:
         library.retriever.ranker = LearnedRanker(Path(args.ranker))
         print(f"ranked by {args.ranker}, a ranker trained without these contracts")

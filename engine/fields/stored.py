@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Protocol
 
 from engine.fields import EXTRACTOR_VERSION, extract_fields
 from engine.store.clause_store import ClauseStore
@@ -45,3 +46,27 @@ class StoredFields:
             if self._held_version == version:
                 self._held.update({doc_id: held[doc_id] for doc_id in missing})
         return [held[doc_id] for doc_id in doc_ids]
+
+
+class FieldReader(Protocol):
+    """Where the question pipeline gets contract fields."""
+
+    def of(self, doc_ids: list[str]) -> list[ContractFields]: ...
+
+
+class FieldsReadNow:
+    """Each contract's fields read again from its clauses by the presence model in use, and
+    kept in memory only. A benchmark scoring with a presence model that never saw its
+    contracts (`engine eval --presence-model`) must not list them by flags stored by a model
+    that did."""
+
+    def __init__(self, graph: Callable[[str], DocGraph]) -> None:
+        self.graph = graph
+        self._read: dict[str, ContractFields] = {}
+
+    def of(self, doc_ids: list[str]) -> list[ContractFields]:
+        for doc_id in doc_ids:
+            if doc_id not in self._read:
+                graph = self.graph(doc_id)
+                self._read[doc_id] = extract_fields(doc_id, graph.clauses, graph.document.title)
+        return [self._read[doc_id] for doc_id in doc_ids]
