@@ -52,6 +52,9 @@ def name_words(names: Iterable[str]) -> set[str]:
 
 
 class SpellingCorrector:
+    """SymSpell over general English word counts with the contracts' counts on top; built
+    once per process (about 2 s, 150 MB)."""
+
     def __init__(self, words_file: Path = WORDS_FILE) -> None:
         self.symspell = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
         english = importlib.resources.files("symspellpy") / "frequency_dictionary_en_82_765.txt"
@@ -72,37 +75,42 @@ class SpellingCorrector:
         opening = _first_word_start(question)
 
         def replace(match: re.Match) -> str:
-            word, first = match.group(), match.start() == opening
-            if not self._correctable(word, first, kept):
+            word = match.group()
+            fixed = self._correction(word, match.start() == opening, kept)
+            if fixed is None:
                 return word
-            suggestions = self.symspell.lookup(word.lower(), Verbosity.CLOSEST, max_edit_distance=1 if len(word) <= 5 else 2)
-            if not suggestions:
-                return word
-            # a question opens with a question word: "wich contracts..." is "which", not "with"
-            asking = [s.term for s in suggestions if first and s.term in _QUESTION_WORDS]
-            if not asking and word[0].isupper():  # "Aduro's notice period...": a name opens it
-                return word
-            # a letter left out or two swapped are the commonest slips: "limt" is "limit" before
-            # the likelier "list", "hier" is "hire" before "her"
-            likeliest, typed = suggestions[0].count, word.lower()
-            slips = [s.term for s in suggestions if (_left_out_of(typed, s.term) or _swapped(typed, s.term)) and s.count >= SLIP_SHARE * likeliest]
-            if not (asking or slips) and self._a_form_of_a_known_word(typed):
-                return word  # "underpaying", "decompiling": no slip, a word the lists lack in this form
-            fixed = (asking or slips or [suggestions[0].term])[0]
-            fixed = fixed[0].upper() + fixed[1:] if word[0].isupper() else fixed
             changes.append((word, fixed))
             return fixed
 
-        text = _TOKEN.sub(replace, question)
-        return Corrected(text, changes)
+        return Corrected(_TOKEN.sub(replace, question), changes)
+
+    def _correction(self, word: str, first: bool, kept: set[str]) -> str | None:
+        """The word meant, or None when `word` stays as written."""
+        if not self._correctable(word, first, kept):
+            return None
+        typed = word.lower()
+        suggestions = self.symspell.lookup(typed, Verbosity.CLOSEST, max_edit_distance=1 if len(word) <= 5 else 2)
+        if not suggestions:
+            return None
+        # a question opens with a question word: "wich contracts..." is "which", not "with"
+        asking = [s.term for s in suggestions if first and s.term in _QUESTION_WORDS]
+        if not asking and word[0].isupper():  # "Aduro's notice period...": a name opens it
+            return None
+        # a letter left out or two swapped are the commonest slips: "limt" is "limit" before
+        # the likelier "list", "hier" is "hire" before "her"
+        likeliest = suggestions[0].count
+        slips = [s.term for s in suggestions if (_left_out_of(typed, s.term) or _swapped(typed, s.term)) and s.count >= SLIP_SHARE * likeliest]
+        if not (asking or slips) and self._a_form_of_a_known_word(typed):
+            return None  # "underpaying", "decompiling": no slip, a word the lists lack in this form
+        fixed = (asking or slips or [suggestions[0].term])[0]
+        return fixed[0].upper() + fixed[1:] if word[0].isupper() else fixed
 
     def _correctable(self, word: str, first: bool, kept: set[str]) -> bool:
-        if len(word) < MIN_LENGTH or ("'" in word or "’" in word) or word.lower() in kept or self.knows(word):
+        if len(word) < MIN_LENGTH or "'" in word or "’" in word or word.lower() in kept or self.knows(word):
             return False
         if word.isupper():  # an acronym: MFN, ROFR
             return False
         return first or not word[0].isupper()  # a capitalised word inside a sentence is a name
-
 
     def _a_form_of_a_known_word(self, word: str) -> bool:
         """A known word with a prefix or an ending ("underpaying", "decompiling")."""
