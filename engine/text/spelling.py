@@ -53,7 +53,7 @@ def name_words(names: Iterable[str]) -> set[str]:
 
 class SpellingCorrector:
     """SymSpell over general English word counts with the contracts' counts on top; built
-    once per process (about 2 s, 150 MB)."""
+    once per process (about 2 s and 140 MB)."""
 
     def __init__(self, words_file: Path = WORDS_FILE) -> None:
         self.symspell = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
