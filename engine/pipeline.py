@@ -32,8 +32,8 @@ from engine.query.retriever import Retriever
 from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
-from engine.text.spelling import name_words, spelling_corrector
-from models.answer import Citation
+from engine.text.spelling import Corrected, name_words, spelling_corrector
+from models.answer import Answer, Citation
 from models.clause import Clause
 from models.document import Document
 from models.enumeration import Enumeration
@@ -103,7 +103,7 @@ class QueryEngine:
         names = [name for d in doc_ids if d in documents for name in (documents[d].file_name, documents[d].title)]
         spelled = spelling_corrector().correct(question, keep=name_words(names))
         over_contracts = asks_over_contracts(question) or asks_over_contracts(spelled.text)
-        question = spelled.text  # read from here on as corrected; the result keeps the words as written
+        typed, question = question, spelled.text  # read from here on as corrected; the result keeps the words as typed
         meant = self.meant(question)
         if len(doc_ids) > 1 and over_contracts:
             meant = listing_guesses(meant)
@@ -115,7 +115,7 @@ class QueryEngine:
             names = {doc_id: d.file_name for doc_id, d in documents.items()}
             cited = None if cite_all else settings.limits.listing_cited
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause_in(documents), cited)
-            listing.notes[:0] = spelled.notes()
+            _as_typed(listing, typed, spelled)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
         titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
@@ -138,8 +138,7 @@ class QueryEngine:
                 )
         self._note_quick_vectors(result, [documents[d] for d in doc_ids if d in documents], settings)
         for shown in (result.answer, result.enumeration, result.per_contract):
-            if shown is not None:
-                shown.notes[:0] = spelled.notes()
+            _as_typed(shown, typed, spelled)
         result.seconds = round(time.perf_counter() - started, 3)
         return result
 
@@ -281,3 +280,13 @@ class ClausegraphQueryEngine(CustomQueryEngine):
         text = answer.text() if shown is answer else shown.headline()
         return Response(response=text, source_nodes=nodes, metadata={"answer": answer, "result": result})
 
+
+def _as_typed(shown: Answer | Enumeration | PerContract | None, typed: str, spelled: Corrected) -> None:
+    """What is shown keeps the question as the user typed it, with a note of how it was read."""
+    if shown is None or not spelled.changes:
+        return
+    shown.notes[:0] = spelled.notes()
+    if isinstance(shown, Enumeration):
+        shown.query.question = typed
+    else:
+        shown.question = typed

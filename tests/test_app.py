@@ -244,6 +244,17 @@ def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sa
     assert at.get("download_button")  # the export includes the list
 
 
+def test_a_misspelt_request_is_answered_as_meant_and_says_how_it_was_read(app_on, sample_library):
+    at = app_on(sample_library.settings.store_dir)
+    at.switch_page("pages/ask.py").run()
+    at.chat_input[0].set_value("Wich contarcts are governd by englsh law?").run()
+    assert not at.exception, at.exception
+    assert any(m.value == "**3 of 3 contracts** governed by the law of England and Wales." for m in at.markdown)
+    assert any(c.value.endswith("Read as “Which contracts are governed by english law?” (spelling corrected: Wich → Which, "
+                                "contarcts → contracts, governd → governed, englsh → english).") for c in at.caption)
+    assert at.chat_message[0].markdown[0].value == "Wich contarcts are governd by englsh law?"  # the user's words stay as typed
+
+
 def test_a_question_over_several_contracts_is_answered_for_each(app_on, sample_library):
     at = app_on(sample_library.settings.store_dir)
     at.switch_page("pages/ask.py").run()
