@@ -234,21 +234,24 @@ def test_the_corpus_page_charts_the_library_and_traces_each_flag_to_its_sentence
     assert at.title[0].value == "Viewer" and any("Section 8.32 · page 21" in m.value for m in at.markdown)
 
 
-def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+def _ask_all(app_on, library, question: str) -> AppTest:
+    """The question asked on the Ask page with no contract chosen: all of them in scope."""
+    at = app_on(library.settings.store_dir)
     at.switch_page("pages/ask.py").run()
-    at.chat_input[0].set_value("Which contracts are governed by English law?").run()
+    at.chat_input[0].set_value(question).run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_a_which_contracts_question_on_ask_lists_every_contract_cited(app_on, sample_library):
+    at = _ask_all(app_on, sample_library, "Which contracts are governed by English law?")
     assert any(m.value == "**3 of 3 contracts** governed by the law of England and Wales." for m in at.markdown)
     assert at.button(key="cite-0-1").label.startswith("[1] Section 10 · p. 2")
     assert at.get("download_button")  # the export includes the list
 
 
 def test_a_misspelt_request_is_answered_as_meant_and_says_how_it_was_read(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
-    at.switch_page("pages/ask.py").run()
-    at.chat_input[0].set_value("Wich contarcts are governd by englsh law?").run()
-    assert not at.exception, at.exception
+    at = _ask_all(app_on, sample_library, "Wich contarcts are governd by englsh law?")
     assert any(m.value == "**3 of 3 contracts** governed by the law of England and Wales." for m in at.markdown)
     assert any(c.value.endswith("Read as “Which contracts are governed by english law?” (spelling corrected: Wich → Which, "
                                 "contarcts → contracts, governd → governed, englsh → english).") for c in at.caption)
@@ -256,10 +259,7 @@ def test_a_misspelt_request_is_answered_as_meant_and_says_how_it_was_read(app_on
 
 
 def test_a_question_over_several_contracts_is_answered_for_each(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
-    at.switch_page("pages/ask.py").run()
-    at.chat_input[0].set_value("Which law governs this agreement?").run()  # no contract chosen: all three
-    assert not at.exception, at.exception
+    at = _ask_all(app_on, sample_library, "Which law governs this agreement?")
     assert any(m.value == "**Found in 3 of 3 contracts, each answered on its own.**" for m in at.markdown)
     leads = [m.value for m in at.markdown if m.value.startswith("**") and " · Governing law: " in m.value]
     assert leads == [
