@@ -122,7 +122,7 @@ def review_grid_and_playbook(page) -> None:
     # a click on the first square (the Mutual NDA, governing law: English law is not accepted) opens that verdict
     square = page.locator(".js-plotly-plot .scatterlayer .points path").first.bounding_box()  # plotly's drag layer lies over it:
     page.mouse.click(square["x"] + square["width"] / 2, square["y"] + square["height"] / 2)  # click where it is drawn
-    page.get_by_text("England and Wales: not accepted").wait_for()
+    page.get_by_text("England and Wales: not accepted").first.wait_for()  # while Streamlit reruns, the old panel may still be there
     shoot(page, "review")
     page.get_by_role("button", name="[1] Section 10").click()
     page.get_by_role("heading", name="Viewer").wait_for()
