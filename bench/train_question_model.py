@@ -5,10 +5,11 @@
 
 Training texts: the hand-written phrasings of bench/phrasings/cuad_categories.json (party
 phrasings filled with stand-in names that vary), each category's standard wording and CUAD's
-category description, each spelling-corrected as the pipeline corrects a question. Features: the MiniLM vector of the text and its character n-grams;
-model: multinomial logistic regression. Before fitting, the model is cross-validated by
-leaving each wording style out (trained without any phrasing of that style, measured on it),
-and the mean and worst style are printed: the style held out is wording the model never saw.
+category description, each spelling-corrected as the pipeline corrects a question. Features:
+the MiniLM vector of the text and its character n-grams; model: multinomial logistic
+regression. Before fitting, the model is cross-validated by leaving each wording style out
+(trained without any phrasing of that style, measured on it), and the mean and worst style
+are printed: the style held out is wording the model never saw.
 
 The lexicon is, per category, the words that set the lawyers' labelled spans of that category
 apart from the spans of all others, counted by contract (a word one contract repeats does not
@@ -39,8 +40,8 @@ from common import SHARED_DATA, contractnli_dev, cuad_labels, cuad_manifest, nda
 from engine.embed import Embedder  # noqa: E402
 from engine.query.meaning import CATEGORY_TYPES, MODEL_FILE, char_vectorizer  # noqa: E402
 from engine.query.plan import STOPWORDS  # noqa: E402
-from engine.text.spelling import spelling_corrector  # noqa: E402
 from engine.text.matching import stem  # noqa: E402
+from engine.text.spelling import spelling_corrector  # noqa: E402
 
 PHRASINGS = Path(__file__).resolve().parent / "phrasings" / "cuad_categories.json"
 NDA_PHRASINGS = Path(__file__).resolve().parent / "phrasings" / "contractnli.json"

@@ -100,8 +100,7 @@ class QueryEngine:
         # every contract, by file name: a batch stores contracts as their parses finish, so the
         # order they were added in is not one a reader can follow
         doc_ids = scope if scope else sorted(documents, key=lambda doc_id: (documents[doc_id].file_name, doc_id))
-        names = [name for d in doc_ids if d in documents for name in (documents[d].file_name, documents[d].title)]
-        spelled = spelling_corrector().correct(question, keep=name_words(names))
+        spelled = self.spelled(question, [documents[d] for d in doc_ids if d in documents])
         over_contracts = asks_over_contracts(question) or asks_over_contracts(spelled.text)
         typed, question = question, spelled.text  # read from here on as corrected; the result keeps the words as typed
         meant = self.meant(question)
@@ -202,6 +201,12 @@ class QueryEngine:
             return doc_ids
         vector = self.retriever.embedder.encode_question(plan.read_as or plan.question)
         return best_contracts(self.store, plan, vector, doc_ids, asked.settings.retrieval) or doc_ids
+
+    def spelled(self, question: str, documents: list[Document]) -> Corrected:
+        """The question with its misspelt words corrected, leaving the words of these contracts'
+        names as typed."""
+        names = [name for document in documents for name in (document.file_name, document.title)]
+        return spelling_corrector().correct(question, keep=name_words(names))
 
     def meant(self, question: str) -> list[CategoryGuess]:
         """The CUAD categories the question is likely about, by meaning."""

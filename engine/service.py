@@ -32,7 +32,6 @@ from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph, GraphCache
 from engine.store.grid_table import GridTable
-from engine.text.spelling import name_words, spelling_corrector
 from engine.vectors import VectorStatus, VectorWorker
 from engine.views.export import conversation_markdown
 from engine.views.graph_layout import GraphLayout, joining_path, layout
@@ -382,8 +381,7 @@ class Library:
         """Plan and retrieve: the passages an answer to `question` needs, within the budget.
         `graphs`: the scope's graphs (`scope(doc_ids)`) when the caller needs them too."""
         graphs = graphs if graphs is not None else self.scope(doc_ids)
-        names = [name for graph in graphs for name in (graph.document.file_name, graph.document.title)]
-        spelled = spelling_corrector().correct(question, keep=name_words(names))
+        spelled = self.engine.spelled(question, [graph.document for graph in graphs])
         plan = self.engine.plan(spelled.text, graphs, filters)
         plan.notes[:0] = spelled.notes()
         return self.retriever.retrieve(plan, self.settings.retrieval, mode, budget, graphs)

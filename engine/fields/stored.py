@@ -14,6 +14,11 @@ from engine.store.graphcache import DocGraph
 from models.fields import ContractFields
 
 
+def read_fields(graph: DocGraph) -> ContractFields:
+    """A contract's fields read from its clauses by the presence model in use."""
+    return extract_fields(graph.doc_id, graph.clauses, graph.document.title)
+
+
 class StoredFields:
     """Read through a cache: a "which contracts..." question reads every contract's fields, and
     parsing 500 of them costs most of a second. The cache is dropped whenever the fields table
@@ -38,8 +43,7 @@ class StoredFields:
         for doc_id in missing:
             extractor, fields = stored.get(doc_id, ("", None))
             if fields is None or extractor != EXTRACTOR_VERSION:
-                graph = self.graph(doc_id)
-                fields = extract_fields(doc_id, graph.clauses, graph.document.title)
+                fields = read_fields(self.graph(doc_id))
                 self.store.put_fields(fields, EXTRACTOR_VERSION)  # a new table version: the cache starts again next time
             held[doc_id] = fields
         with self._lock:
@@ -67,6 +71,5 @@ class FieldsReadNow:
     def of(self, doc_ids: list[str]) -> list[ContractFields]:
         for doc_id in doc_ids:
             if doc_id not in self._read:
-                graph = self.graph(doc_id)
-                self._read[doc_id] = extract_fields(doc_id, graph.clauses, graph.document.title)
+                self._read[doc_id] = read_fields(self.graph(doc_id))
         return [self._read[doc_id] for doc_id in doc_ids]
