@@ -202,6 +202,13 @@ class QueryEngine:
         vector = self.retriever.embedder.encode_question(plan.read_as or plan.question)
         return best_contracts(self.store, plan, vector, doc_ids, asked.settings.retrieval) or doc_ids
 
+    def warm_up(self) -> None:
+        """Load what reading a question needs and nothing else does: the spelling corrector's
+        word counts (two to three seconds) and the question embedder. A first question asked
+        after this does not wait for them."""
+        spelling_corrector()
+        self.retriever.embedder.encode_question("")
+
     def spelled(self, question: str, documents: list[Document]) -> Corrected:
         """The question with its misspelt words corrected, leaving the words of these contracts'
         names as typed."""

@@ -358,6 +358,11 @@ class Library:
         `cite_all`; cite_listing cites the rest later). `on_text` receives a model's draft as it streams."""
         return self.engine.run(question, doc_ids, filters, mode=mode, on_text=on_text, on_progress=on_progress, cite_all=cite_all)
 
+    def warm_up(self) -> None:
+        """Load the question readers ahead of the first question (the app calls it in the
+        background when it opens a store); a question asked meanwhile loads them itself."""
+        self.engine.warm_up()
+
     def cite_listing(self, listing: Enumeration, on_progress: CountProgress | None = None) -> Enumeration:
         """A copy of a "which contracts..." listing with every listed contract's evidence cited;
         `on_progress(done, total)` follows the contracts."""

@@ -148,6 +148,7 @@ TEST_TIERS = {
     "test_ranking.py::test_a_ranker_trained_on_other_features_is_refused": "unit",
     "test_spelling.py::test_a_misspelt_question_is_answered_as_the_spelt_one_and_says_how_it_was_read": "integration",
     "test_spelling.py::test_a_misspelt_search_finds_what_the_spelt_one_finds": "integration",
+    "test_spelling.py::test_warming_up_loads_the_corrector_before_the_first_question": "integration",
 }
 TESTS_DIR = Path(__file__).parent
 

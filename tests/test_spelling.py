@@ -43,3 +43,10 @@ def test_a_misspelt_search_finds_what_the_spelt_one_finds(sample_library):
     assert [p.clause_id for p in misspelt.passages[:3]] == [p.clause_id for p in spelt.passages[:3]]
     assert misspelt.plan.notes[0].startswith("Read as “governing law and jurisdiction”")
     assert not any(note.startswith("Read as") for note in spelt.plan.notes)
+
+
+def test_warming_up_loads_the_corrector_before_the_first_question(sample_library):
+    spelling_corrector.cache_clear()
+    sample_library.warm_up()  # the app runs it in the background when it opens a store
+    assert spelling_corrector.cache_info().currsize == 1
+    assert spelling_corrector().correct("wich law aplies").text == "which law applies"

@@ -31,6 +31,7 @@ def _library(store_dir: str, preset: str | None) -> Library:
     library.restore_llm()
     library.complete_vectors_in_background()  # contracts left with quick vectors by a CLI ingest or a closed app
     threading.Thread(target=library.parsers.warm, name="start-parsers", daemon=True).start()  # the first upload waits less
+    threading.Thread(target=library.warm_up, name="load-question-readers", daemon=True).start()  # and the first question
     return library
 
 
