@@ -135,6 +135,9 @@ class ExtractiveSettings(_Section):
     max_quote_chars: int = Field(ge=1, description="longest quote; a longer sentence is cut at a word")
     lead_probability: float = Field(ge=0, le=1, description="how sure of the category the question model must be for it to choose the first quote")
     lead_ranks: int = Field(ge=1, description="passages the first quote may come from when the category chooses it")
+    lead_tie: float = Field(
+        ge=0, le=1, description="passages whose ranking probabilities differ by at most this are equally likely: the question's own words choose the first quote among them"
+    )
 
 
 class AnswerSettings(_Section):

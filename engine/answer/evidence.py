@@ -70,6 +70,11 @@ class Evidence:
         return graph.by_id.get(clause_id) if graph else None
 
     @cached_property
+    def own_words(self) -> QuestionWords:
+        """The question's own words, without the synonyms and category words the plan added."""
+        return QuestionWords.of(self.retrieval.plan, self.graphs.values(), 0.0)
+
+    @cached_property
     def scope_stems(self) -> set[str]:
         return {key for graph in self.graphs.values() for key in graph.stem_frequency}
 

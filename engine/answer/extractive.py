@@ -110,10 +110,15 @@ def _main_sentences(evidence: Evidence) -> list[Sentence]:
 
 def _relevant(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
     """A further quote earns its place: it is of a category the question is likely about, or it
-    covers the question's words at least half as well as the first quote does."""
+    covers the question's words at least half as well as the first quote does (as well as the
+    first, when the question model is fairly sure what the question is about: then a clause of
+    another kind that shares a word with the question, such as employer's liability insurance
+    beside a liability cap, is not evidence of it)."""
     if sentence.coverage <= 0:
         return False
-    return sentence.coverage >= 0.5 * first.coverage or _of_likely_category(evidence, sentence)
+    if _of_likely_category(evidence, sentence):
+        return True
+    return sentence.coverage >= (1.0 if _likely_categories(evidence) else 0.5) * first.coverage
 
 
 def _states_answer(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
@@ -139,17 +144,22 @@ def _category_lead(evidence: Evidence, candidates: list[Sentence]) -> Sentence |
     """The first quote, when the question model is sure of the category and the presence
     classifier finds a sentence of it among the top passages: the best-ranked such sentence.
     The question's words need not be in it ("can it be handed to someone else?" is answered
-    by "neither party may assign...")."""
+    by "neither party may assign..."); only among passages the ranker holds equally likely
+    (`lead_tie`) does the one saying more of the question's own words lead."""
     settings = evidence.settings.extractive
     guesses = evidence.retrieval.plan.categories
     if not guesses or guesses[0].probability < settings.lead_probability:
         return None
     category = guesses[0].category
-    found = [
-        (s.rank, -evidence.category_score(s, category), s)
-        for s in candidates if s.rank < settings.lead_ranks and evidence.is_of_category(s, category)
-    ]
-    return min(found, key=lambda f: f[:2])[2] if found else None
+    found = [s for s in candidates if s.rank < settings.lead_ranks and evidence.is_of_category(s, category)]
+    if not found:
+        return None
+    best = min(found, key=lambda s: (s.rank, -evidence.category_score(s, category)))
+    # the ranker cannot tell these passages apart: what the question itself says chooses
+    # ("the liability cap": the clause limiting liability, not the one excluding lost profits)
+    tied = [s for s in found if s.passage.score >= best.passage.score - settings.lead_tie]
+    own = evidence.own_words
+    return max(tied, key=lambda s: (own.coverage(stems(s.text)), -s.rank, evidence.category_score(s, category)))
 
 
 def _complement(evidence: Evidence, chosen: list[Sentence], candidates: list[Sentence]) -> Sentence | None:
