@@ -9,16 +9,23 @@ For every question: retrieve (graph mode, as the app does) and compute the absta
 by the question model trained without its style, so the meaning features are out of sample.
 
 Cross-validation: the questions are grouped by wording style and by contract (three folds of
-contracts). For each held-out (style, contract fold) a logistic model is fitted on the other
+contracts). For each held-out (style, contract fold) a model is fitted on the other
 styles' questions over the other contracts, its threshold chosen on those training questions
 (the widest margin to both targets, abstain recall >= 0.85 and false-abstain <= 0.15; the
 best balanced accuracy if none meets both), and applied to the held-out questions. The
 figures printed per style are those held-out decisions: no question is decided by a model
-that saw its wording or its contract. The curve per style is the same held-out support
-against a sweep of thresholds.
+that saw its wording or its contract. Questions in no style (the multi-hop sets, each in a
+wording of its own, most about no CUAD category) are held out by contract alone: a model
+trained on the other contracts' questions of that kind decides them. The curve per style is
+the same held-out support against a sweep of thresholds.
 
-`--write` fits the model on every question and saves it, with the threshold chosen on all of
-them, as the preset's `answer.abstain` settings (engine/presets/PRESET.json).
+Two models are cross-validated side by side: shallow boosted trees (scikit-learn's
+HistGradientBoostingClassifier, which can learn that low word coverage matters less when the
+top sentence is of the question's category) and a logistic regression. `--model` picks the
+one that decides (trees by default). `--write` fits it on every question and saves it, with
+the threshold chosen on all of them, as the preset's `answer.abstain` settings
+(engine/presets/PRESET.json); trees go to engine/answer/abstain_trees.npz, and the logistic
+weights are written beside them (they decide when `trees` is null).
 """
 
 from __future__ import annotations
@@ -30,10 +37,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
 from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
-from engine.answer.abstain import FEATURES, features  # noqa: E402
+from engine.answer.abstain import FEATURES, TREES_DIR, features  # noqa: E402
+from engine.answer.boosted_trees import BoostedTrees  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.fields.presence import use_presence_model  # noqa: E402
 from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions, wording_folds  # noqa: E402
@@ -45,7 +54,12 @@ from models.retrieval import Mode  # noqa: E402
 TARGET_RECALL = 0.85  # abstain recall on unanswerable questions (issue 16)
 MAX_FALSE_ABSTAIN = 0.15  # false-abstain on answerable ones
 CONTRACT_FOLDS = 3
+UNSTYLED = "unstyled"  # a question in one wording of its own (the multi-hop sets), not a phrasing of a category
 L2 = 1.0  # sklearn's C: the default; the features are few and in [0, 1]
+# Shallow trees, a slow learning rate and sklearn's L2 on the leaves: one setting beside two
+# others tried (depth 2 x 100 trees, depth 3 x 300), judged by the cross-validation below
+TREES = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05, "l2_regularization": 1.0, "random_state": 0}
+TREES_FILE = "abstain_trees.npz"
 
 
 def collect(library: Library, questions, mapping, folds) -> dict[str, np.ndarray]:
@@ -61,7 +75,7 @@ def collect(library: Library, questions, mapping, folds) -> dict[str, np.ndarray
             rows.append([found[name] for name in FEATURES])
             labels.append(1.0 if question.answerable else 0.0)
             ids.append(question.id)
-            styles.append(question.style or "unstyled")
+            styles.append(question.style or UNSTYLED)
             contracts.append(question.docs[0])
             if number % 200 == 0:
                 print(f"  {number}/{len(questions)} questions", file=sys.stderr)
@@ -69,8 +83,15 @@ def collect(library: Library, questions, mapping, folds) -> dict[str, np.ndarray
             "contracts": np.array(contracts), "features": np.array(FEATURES)}
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> LogisticRegression:
+def fit_logistic(x: np.ndarray, y: np.ndarray) -> LogisticRegression:
     return LogisticRegression(C=L2, max_iter=2000).fit(x, y)
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray) -> HistGradientBoostingClassifier:
+    return HistGradientBoostingClassifier(**TREES).fit(x, y)
+
+
+FITS = {"trees": fit_trees, "logistic": fit_logistic}
 
 
 def rates(support: np.ndarray, y: np.ndarray, threshold: float) -> tuple[float, float]:
@@ -93,7 +114,7 @@ def contract_fold(contract: str) -> int:
     return int(hashlib.sha1(contract.encode()).hexdigest(), 16) % CONTRACT_FOLDS
 
 
-def cross_validate(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def cross_validate(data: dict[str, np.ndarray], fit=fit_trees) -> tuple[np.ndarray, np.ndarray]:
     """Held-out support and abstain decision for every question, grouped by style and contract."""
     x, y, styles = data["x"], data["y"], data["styles"]
     folds = np.array([contract_fold(c) for c in data["contracts"]])
@@ -103,6 +124,8 @@ def cross_validate(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]
         for fold in range(CONTRACT_FOLDS):
             held = (styles == style) & (folds == fold)
             train = (styles != style) & (folds != fold)
+            if style == UNSTYLED:  # no wording style to hold out: other contracts' questions of the kind train
+                train = folds != fold
             if not held.any():
                 continue
             model = fit(x[train], y[train])
@@ -145,7 +168,7 @@ def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--questions", default=str(BENCH_DIR / "cuad_dev.jsonl"))
+    parser.add_argument("--questions", nargs="+", default=[str(BENCH_DIR / "cuad_dev.jsonl")], help="question files, fitted on together")
     parser.add_argument("--db", default=str(BENCH_STORE))
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder the questions' doc paths are relative to")
     parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
@@ -154,6 +177,7 @@ def main() -> int:
     parser.add_argument("--cache", help="features file: read if it exists, else written after collecting")
     parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
+    parser.add_argument("--model", choices=list(FITS), default="trees", help="the model that decides (the other is cross-validated beside it)")
     args = parser.parse_args()
 
     require_shared_data()
@@ -169,7 +193,7 @@ def main() -> int:
             library.retriever.ranker = LearnedRanker(Path(args.ranker))
         if args.presence_model:
             use_presence_model(Path(args.presence_model))
-        questions = load_questions(Path(args.questions))
+        questions = [q for path in args.questions for q in load_questions(Path(path))]
         mapping = ensure_documents(library, questions, Path(args.data))
         folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
         data = collect(library, questions, mapping, folds)
@@ -178,21 +202,30 @@ def main() -> int:
     x, y = data["x"], data["y"]
     sample = f"{len(y)} questions, {int(y.sum())} answerable, {len(set(data['contracts']))} contracts, styles: {', '.join(sorted(set(data['styles'])))}"
     print(sample)
-    support, abstain = cross_validate(data)
-    report(data, support, abstain)
+    for kind in sorted(FITS, key=lambda k: k == args.model):  # the deciding model last, its table and curve in full
+        print(f"\n=== {kind}{' (decides)' if kind == args.model else ''}")
+        support, abstain = cross_validate(data, FITS[kind])
+        report(data, support, abstain)
 
-    model = fit(x, y)
-    weights, bias = model.coef_[0], float(model.intercept_[0])
-    threshold = choose_threshold(model.predict_proba(x)[:, 1], y)
-    print("\nfitted on every question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")
-    print(f"threshold {threshold:.2f} (in sample: abstain recall {rates(model.predict_proba(x)[:, 1], y, threshold)[0]:.3f}, "
-          f"false-abstain {rates(model.predict_proba(x)[:, 1], y, threshold)[1]:.3f}; the held-out figures above are the result)")
+    logistic = fit_logistic(x, y)
+    weights, bias = logistic.coef_[0], float(logistic.intercept_[0])
+    print("\nlogistic fitted on every question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")
+    model = FITS[args.model](x, y)
+    in_sample = model.predict_proba(x)[:, 1]
+    threshold = choose_threshold(in_sample, y)
+    print(f"{args.model} threshold {threshold:.2f} (in sample: abstain recall {rates(in_sample, y, threshold)[0]:.3f}, "
+          f"false-abstain {rates(in_sample, y, threshold)[1]:.3f}; the held-out figures above are the result)")
     if args.write:
+        trees = None
+        if args.model == "trees":
+            trees = TREES_FILE
+            BoostedTrees.from_sklearn(model, list(FEATURES)).save(TREES_DIR / TREES_FILE)
+            print(f"wrote {TREES_DIR / TREES_FILE}")
         path = PRESETS_DIR / f"{args.preset}.json"
         preset = json.loads(path.read_text())
         preset.setdefault("answer", {}).setdefault("abstain", {}).update(
-            weights={name: round(float(w), 4) for name, w in zip(FEATURES, weights)},
-            bias=round(bias, 4), threshold=threshold, fitted_on=f"{Path(args.questions).name}: {sample}",
+            trees=trees, weights={name: round(float(w), 4) for name, w in zip(FEATURES, weights)},
+            bias=round(bias, 4), threshold=threshold, fitted_on=f"{' + '.join(Path(q).name for q in args.questions)}: {sample}",
         )
         path.write_text(json.dumps(preset, indent=2) + "\n")
         print(f"wrote answer.abstain into {path}")

@@ -109,9 +109,11 @@ class RetrievalSettings(_Section):
 
 
 class AbstainSettings(_Section):
-    """A logistic model over the abstain features and the threshold chosen on the dev curve;
-    written by `bench/calibrate_abstain.py --write`."""
+    """A model over the abstain features and the threshold chosen for it on dev questions:
+    boosted trees when `trees` names their file, else the logistic weights; written by
+    `bench/calibrate_abstain.py --write`."""
 
+    trees: str | None = Field(description="boosted-trees file in engine/answer/ that decides (null: the logistic weights decide)")
     weights: dict[str, float] = Field(description="feature -> logistic weight")
     bias: float = Field(description="logistic intercept")
     threshold: float = Field(ge=0, le=1, description="below this probability of support the answer is 'Not found'")

@@ -3,16 +3,19 @@
 A contract that lacks a clause still yields top-k passages; the question is whether they
 say what was asked. The features are cheap facts about the evidence (how much of the
 question's rarer words the best sentence and the whole scope contain, how similar the top
-clause is, whether a clause of the question's type exists in scope at all). A logistic
-model over them, fitted on cuad_dev by `bench/calibrate_abstain.py`, turns them into a
-probability of support; below the threshold the answerer abstains. The model's weights and
-threshold are settings (`answer.abstain` of the preset), written by that script.
+clause is, whether a clause of the question's type exists in scope at all). A model over
+them, fitted on the phrasing sample and ContractNLI dev by `bench/calibrate_abstain.py`,
+turns them into a probability of support; below the threshold the answerer abstains. The
+model (boosted trees in a file beside this one, or logistic weights) and its threshold are
+settings (`answer.abstain` of the preset), written by that script.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+from engine.answer.boosted_trees import load_trees
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
 from engine.fields.presence import NDA_PREFIX
@@ -20,6 +23,7 @@ from engine.settings import AbstainSettings
 from engine.text.matching import stem, stems
 from models.plan import CategoryGuess
 
+TREES_DIR = Path(__file__).parent  # where `answer.abstain.trees` files are
 ALWAYS_STATED = {"title", "parties", "date"}  # facts every contract states; an effective date may be left blank
 
 FEATURES = (
@@ -33,7 +37,10 @@ STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
 
 
 def support(calibration: AbstainSettings, features: dict[str, float]) -> float:
-    """The logistic model's probability that the evidence supports an answer."""
+    """The model's probability that the evidence supports an answer: the boosted trees when the
+    settings name them, else the logistic weights."""
+    if calibration.trees:
+        return load_trees(TREES_DIR / calibration.trees).probability(features)
     z = calibration.bias + sum(calibration.weights.get(name, 0.0) * value for name, value in features.items())
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 

@@ -1,0 +1,87 @@
+"""Gradient-boosted trees kept as plain arrays, for the abstain decision.
+
+A logistic model adds its features up one by one; it cannot say "low word coverage counts
+against an answer unless the top sentence is of the category the question is about", which is
+what a question worded as a situation ("if we are bought, can they walk away?") needs: its
+words are not the contract's, its meaning is. Shallow boosted trees learn such interactions
+(bench/calibrate_abstain.py fits scikit-learn's HistGradientBoostingClassifier and compares
+both by the same cross-validation). The fitted trees are written as arrays, not a pickle, so
+the file is data that loads with `allow_pickle=False` and needs no scikit-learn at run time.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+LEAF = -1  # the feature index of a leaf
+
+
+class BoostedTrees:
+    """Trees over named features: at a node, a value at or below the threshold goes left; the
+    leaves reached, one per tree, add up to the log-odds with the baseline."""
+
+    def __init__(
+        self, names: list[str], feature: np.ndarray, threshold: np.ndarray, left: np.ndarray, right: np.ndarray,
+        value: np.ndarray, roots: np.ndarray, baseline: float,
+    ) -> None:
+        self.names = names
+        self.feature, self.threshold, self.left, self.right, self.value = feature, threshold, left, right, value
+        self.roots, self.baseline = roots, baseline
+
+    @classmethod
+    def from_sklearn(cls, model, names: list[str]) -> BoostedTrees:
+        """The trees of a fitted binary HistGradientBoostingClassifier. Its node arrays are not
+        public API: tests check that the arrays give the model's own probabilities."""
+        columns: dict[str, list] = {"feature": [], "threshold": [], "left": [], "right": [], "value": [], "roots": []}
+        for (predictor,) in model._predictors:
+            offset = len(columns["feature"])
+            columns["roots"].append(offset)
+            for node in predictor.nodes:
+                leaf = bool(node["is_leaf"])
+                columns["feature"].append(LEAF if leaf else int(node["feature_idx"]))
+                columns["threshold"].append(float(node["num_threshold"]))
+                columns["left"].append(LEAF if leaf else offset + int(node["left"]))
+                columns["right"].append(LEAF if leaf else offset + int(node["right"]))
+                columns["value"].append(float(node["value"]))
+        return cls(
+            list(names), np.array(columns["feature"], dtype=np.int32), np.array(columns["threshold"]),
+            np.array(columns["left"], dtype=np.int32), np.array(columns["right"], dtype=np.int32), np.array(columns["value"]),
+            np.array(columns["roots"], dtype=np.int32), float(np.ravel(model._baseline_prediction)[0]),
+        )
+
+    @classmethod
+    def load(cls, path: Path) -> BoostedTrees:
+        stored = np.load(path, allow_pickle=False)
+        return cls(
+            [str(name) for name in stored["names"]], stored["feature"], stored["threshold"], stored["left"], stored["right"],
+            stored["value"], stored["roots"], float(stored["baseline"]),
+        )
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(
+            path, names=np.array(self.names), feature=self.feature, threshold=self.threshold, left=self.left, right=self.right,
+            value=self.value, roots=self.roots, baseline=np.array(self.baseline),
+        )
+
+    def log_odds(self, row: np.ndarray) -> float:
+        total = self.baseline
+        for node in self.roots.tolist():
+            while self.feature[node] != LEAF:
+                node = self.left[node] if row[self.feature[node]] <= self.threshold[node] else self.right[node]
+            total += float(self.value[node])
+        return total
+
+    def probability(self, features: dict[str, float]) -> float:
+        """The probability of the positive class for one row of named features (a missing one is 0)."""
+        row = np.array([features.get(name, 0.0) for name in self.names])
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.log_odds(row)))))
+
+
+@cache
+def load_trees(path: Path) -> BoostedTrees:
+    """A trees file, read once per process."""
+    return BoostedTrees.load(path)
