@@ -11,8 +11,9 @@ by the question model trained without its style, so the meaning features are out
 Cross-validation: the questions are grouped by wording style and by contract (three folds of
 contracts). For each held-out (style, contract fold) a model is fitted on the other
 styles' questions over the other contracts, its threshold chosen on those training questions
-(the widest margin to both targets, abstain recall >= 0.85 and false-abstain <= 0.15; the
-best balanced accuracy if none meets both), and applied to the held-out questions. The
+as models fitted without each of their contract folds judge them (the widest margin to both
+targets, abstain recall >= 0.85 and false-abstain <= 0.15; the best balanced accuracy if none
+meets both), and applied to the held-out questions. The
 figures printed per style are those held-out decisions: no question is decided by a model
 that saw its wording or its contract. Questions in no style (the multi-hop sets, each in a
 wording of its own, most about no CUAD category) are held out by contract alone: a model
@@ -23,7 +24,7 @@ Two models are cross-validated side by side: shallow boosted trees (scikit-learn
 HistGradientBoostingClassifier, which can learn that low word coverage matters less when the
 top sentence is of the question's category) and a logistic regression. `--model` picks the
 one that decides (trees by default). `--write` fits it on every question and saves it, with
-the threshold chosen on all of them, as the preset's `answer.abstain` settings
+the threshold chosen on its cross-validated support over all of them, as the preset's `answer.abstain` settings
 (engine/presets/PRESET.json); trees go to engine/answer/abstain_trees.npz, and the logistic
 weights are written beside them (they decide when `trees` is null).
 """
@@ -129,10 +130,20 @@ def cross_validate(data: dict[str, np.ndarray], fit=fit_trees) -> tuple[np.ndarr
             if not held.any():
                 continue
             model = fit(x[train], y[train])
-            threshold = choose_threshold(model.predict_proba(x[train])[:, 1], y[train])
+            threshold = choose_threshold(held_out_support(fit, x[train], y[train], folds[train]), y[train])
             support[held] = model.predict_proba(x[held])[:, 1]
             abstain[held] = support[held] < threshold
     return support, abstain
+
+
+def held_out_support(fit, x: np.ndarray, y: np.ndarray, folds: np.ndarray) -> np.ndarray:
+    """Each question's support from a model fitted without its contract fold. A threshold is
+    chosen on these, not on the model's own training fit: trees fit their training questions
+    far more surely than they judge new ones (in sample, false-abstain 0.108; held out 0.157)."""
+    support = np.zeros(len(y))
+    for fold in sorted(set(folds.tolist())):
+        support[folds == fold] = fit(x[folds != fold], y[folds != fold]).predict_proba(x[folds == fold])[:, 1]
+    return support
 
 
 def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray) -> None:
@@ -211,10 +222,9 @@ def main() -> int:
     weights, bias = logistic.coef_[0], float(logistic.intercept_[0])
     print("\nlogistic fitted on every question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")
     model = FITS[args.model](x, y)
-    in_sample = model.predict_proba(x)[:, 1]
-    threshold = choose_threshold(in_sample, y)
-    print(f"{args.model} threshold {threshold:.2f} (in sample: abstain recall {rates(in_sample, y, threshold)[0]:.3f}, "
-          f"false-abstain {rates(in_sample, y, threshold)[1]:.3f}; the held-out figures above are the result)")
+    threshold = choose_threshold(support, y)  # on the deciding model's held-out support, cross-validated above
+    print(f"{args.model} threshold {threshold:.2f}, chosen on its held-out support (abstain recall {rates(support, y, threshold)[0]:.3f}, "
+          f"false-abstain {rates(support, y, threshold)[1]:.3f} there)")
     if args.write:
         trees = None
         if args.model == "trees":
