@@ -60,3 +60,20 @@ def test_progress_tells_apart_two_files_of_one_name(tmp_path):
         assert structured == [f"{outcome.clauses} clauses"]
     assert outcomes[0].clauses != outcomes[1].clauses
     library.parsers.close()
+
+
+def test_a_worker_hands_back_its_parse_as_a_path_short_enough_for_one_pipe_write(tmp_path):
+    """A worker killed half-way through writing a large result into the pool's pipe left the
+    pool's reader waiting for the rest for ever; a path goes through in one write (PIPE_BUF)."""
+    import pickle
+    import queue
+    import select
+
+    from engine.ingest import parse
+
+    parse.start_worker(queue.Queue(), str(tmp_path))
+    path = parse.parse_in_worker(MUTUAL_NDA.read_bytes(), MUTUAL_NDA.name, None, 0)
+    assert os.path.dirname(path) == str(tmp_path) and len(pickle.dumps(path)) < select.PIPE_BUF
+    parsed = parse.read_parse(path)
+    assert [c.ref for c in parsed.graph.clauses] == [c.ref for c in parse.parse_contract(MUTUAL_NDA.read_bytes(), MUTUAL_NDA.name).graph.clauses]
+    assert not os.listdir(tmp_path)  # read once, then gone

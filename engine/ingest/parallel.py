@@ -18,6 +18,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -42,6 +44,7 @@ class ParserPool:
         self.workers = workers or max(1, min(os.cpu_count() or 1, 4))
         self._executor: ProcessPoolExecutor | None = None
         self._events = None
+        self._spool: str | None = None
 
     def start(self) -> None:
         """Make the pool; its workers start as work arrives (`warm` starts them now)."""
@@ -51,7 +54,10 @@ class ParserPool:
             # (the app's, a script's), once per worker instead of once in the server.
             context.set_forkserver_preload(["__main__", "engine.ingest.parse"])
             self._events = context.Queue()
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=parse.start_worker, initargs=(self._events,))
+            self._spool = tempfile.mkdtemp(prefix="clausegraph-parses-")
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=parse.start_worker, initargs=(self._events, self._spool)
+            )
 
     def warm(self) -> None:
         """Start the workers and wait until each is up (a second or two, once)."""
@@ -67,7 +73,8 @@ class ParserPool:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
             self._events.close()
-            self._executor = self._events = None
+            shutil.rmtree(self._spool, ignore_errors=True)  # parses no one read: a batch cut short
+            self._executor = self._events = self._spool = None
 
     def ingest(
         self,
@@ -144,7 +151,7 @@ class ParserPool:
                 if isinstance(future.exception(), BrokenProcessPool):
                     broken.append((index, name, data))
                 else:
-                    finished[index] = stored(index, name, data, parsed=lambda *_: future.result())
+                    finished[index] = stored(index, name, data, parsed=lambda *_: parse.read_parse(future.result()))
                     release_freed_memory()
             if broken and not parsing:  # a dead worker takes every parse in flight with it
                 for index, name, data in broken:
@@ -164,7 +171,7 @@ class ParserPool:
         if isinstance(future.exception(), BrokenProcessPool):
             self.close()
             raise IngestError("reading this PDF stopped the parser process twice; nothing was stored")
-        return future.result()
+        return parse.read_parse(future.result())
 
     def _relay(self, progress: ProgressCallback) -> None:
         while True:

@@ -7,6 +7,9 @@ parsing needs (PyMuPDF and the structure rules), not the store, the embedders or
 from __future__ import annotations
 
 import hashlib
+import os
+import pickle
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -105,12 +108,30 @@ def _no_text_reason(text: DocumentText) -> str:
 # ------------------------------------------------------------ in a worker process (parallel.py)
 
 _events = None  # the queue a worker's progress events go back by
+_spool: Path | None = None  # the folder a worker leaves its parses in
 
 
-def start_worker(events) -> None:
-    global _events
-    _events = events
+def start_worker(events, spool: str) -> None:
+    global _events, _spool
+    _events, _spool = events, Path(spool)
 
 
-def parse_in_worker(data: bytes, file_name: str, max_pages: int | None, item: int) -> ParsedContract:
-    return parse_contract(data, file_name, for_item(_events.put, item), max_pages)
+def parse_in_worker(data: bytes, file_name: str, max_pages: int | None, item: int) -> str:
+    """The path of a file holding the parse, not the parse itself. A worker killed while it
+    writes a result into the pool's pipe leaves half a message there, and the pool's reader
+    then waits for the rest for ever (the whole ingest hung so in a test run); a path is a
+    message short enough for the pipe to take in one piece."""
+    parsed = parse_contract(data, file_name, for_item(_events.put, item), max_pages)
+    handle, path = tempfile.mkstemp(dir=_spool, suffix=".parse")
+    with os.fdopen(handle, "wb") as out:
+        pickle.dump(parsed, out, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def read_parse(path: str) -> ParsedContract:
+    """A parse a worker left (parse_in_worker), its file removed."""
+    spooled = Path(path)
+    try:
+        return pickle.loads(spooled.read_bytes())  # written by this program's own worker, just now
+    finally:
+        spooled.unlink(missing_ok=True)
