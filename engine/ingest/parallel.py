@@ -18,7 +18,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
-import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -44,7 +43,7 @@ class ParserPool:
         self.workers = workers or max(1, min(os.cpu_count() or 1, 4))
         self._executor: ProcessPoolExecutor | None = None
         self._events = None
-        self._spool: str | None = None
+        self._spool: tempfile.TemporaryDirectory | None = None
 
     def start(self) -> None:
         """Make the pool; its workers start as work arrives (`warm` starts them now)."""
@@ -54,9 +53,10 @@ class ParserPool:
             # (the app's, a script's), once per worker instead of once in the server.
             context.set_forkserver_preload(["__main__", "engine.ingest.parse"])
             self._events = context.Queue()
-            self._spool = tempfile.mkdtemp(prefix="clausegraph-parses-")
+            # removed by close(), or when the process ends with the pool still open
+            self._spool = tempfile.TemporaryDirectory(prefix="clausegraph-parses-")
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=parse.start_worker, initargs=(self._events, self._spool)
+                self.workers, mp_context=context, initializer=parse.start_worker, initargs=(self._events, self._spool.name)
             )
 
     def warm(self) -> None:
@@ -73,7 +73,7 @@ class ParserPool:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
             self._events.close()
-            shutil.rmtree(self._spool, ignore_errors=True)  # parses no one read: a batch cut short
+            self._spool.cleanup()  # with any parse no one read: a batch cut short
             self._executor = self._events = self._spool = None
 
     def ingest(
