@@ -72,7 +72,7 @@ class Evidence:
     @cached_property
     def own_words(self) -> QuestionWords:
         """The question's own words, without the synonyms and category words the plan added."""
-        return QuestionWords.of(self.retrieval.plan, self.graphs.values(), 0.0)
+        return self.words.own(self.retrieval.plan)
 
     @cached_property
     def scope_stems(self) -> set[str]:

@@ -55,6 +55,12 @@ class QuestionWords:
                     weights[key] = max(weights.get(key, 0.0), factor * rarity)
         return cls(weights)
 
+    def own(self, plan: QueryPlan) -> QuestionWords:
+        """Only the question's own words (the plan's keywords), at the weights they have here:
+        without the synonyms and category words the plan added."""
+        keywords = {stem(word) for phrase in plan.keywords for word in WORD.findall(phrase)}
+        return QuestionWords({key: weight for key, weight in self.weights.items() if key in keywords})
+
     @property
     def total(self) -> float:
         return sum(self.weights.values())
