@@ -12,10 +12,9 @@ settings (`answer.abstain` of the preset), written by that script.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from engine.answer.boosted_trees import load_trees
+from engine.answer.boosted_trees import load_trees, sigmoid
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
 from engine.fields.presence import NDA_PREFIX
@@ -41,8 +40,7 @@ def support(calibration: AbstainSettings, features: dict[str, float]) -> float:
     settings name them, else the logistic weights."""
     if calibration.trees:
         return load_trees(TREES_DIR / calibration.trees).probability(features)
-    z = calibration.bias + sum(calibration.weights.get(name, 0.0) * value for name, value in features.items())
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    return sigmoid(calibration.bias + sum(calibration.weights.get(name, 0.0) * value for name, value in features.items()))
 
 
 def features(evidence: Evidence) -> dict[str, float]:

@@ -77,8 +77,12 @@ class BoostedTrees:
 
     def probability(self, features: dict[str, float]) -> float:
         """The probability of the positive class for one row of named features (a missing one is 0)."""
-        row = np.array([features.get(name, 0.0) for name in self.names])
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.log_odds(row)))))
+        return sigmoid(self.log_odds(np.array([features.get(name, 0.0) for name in self.names])))
+
+
+def sigmoid(log_odds: float) -> float:
+    """A probability from log-odds, kept off the float range's ends."""
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, log_odds))))
 
 
 @cache
