@@ -8,6 +8,7 @@ everywhere, never by top-k retrieval in one place and by enumeration in another.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ class QueryEngine:
         self.settings = settings
         self.model: LocalModel | None = None  # plans and writes answers when set; else rules and extractive answers
         self.meaning: QuestionModel = question_model()  # what a question is about; a benchmark swaps in a fold's model
+        self._loading_readers = threading.Lock()  # the first question waits for a warm-up under way, not builds a second corrector
 
     def run(
         self,
@@ -206,14 +208,17 @@ class QueryEngine:
         """Load what reading a question needs and nothing else does: the spelling corrector's
         word counts (two to three seconds) and the question embedder. A first question asked
         after this does not wait for them."""
-        spelling_corrector()
-        self.retriever.embedder.encode_question("")
+        with self._loading_readers:
+            spelling_corrector()
+            self.retriever.embedder.encode_question("")
 
     def spelled(self, question: str, documents: list[Document]) -> Corrected:
         """The question with its misspelt words corrected, leaving the words of these contracts'
         names as typed."""
         names = [name for document in documents for name in (document.file_name, document.title)]
-        return spelling_corrector().correct(question, keep=name_words(names))
+        with self._loading_readers:
+            corrector = spelling_corrector()
+        return corrector.correct(question, keep=name_words(names))
 
     def meant(self, question: str) -> list[CategoryGuess]:
         """The CUAD categories the question is likely about, by meaning."""
