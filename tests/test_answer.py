@@ -10,7 +10,7 @@ from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
 from models.answer import BackendKind
-from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data
 from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 LAW_QUESTION = "Which law governs this agreement?"
@@ -80,6 +80,23 @@ def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_
     assert "this agreement is made on date between" in normalise(answer.citations[0].quote)
     counterparts = next(c for c in answer.citations if c.ref == "6.7")
     assert counterparts.page == 7 and "shall not be effective until each party has executed" in normalise(counterparts.quote)
+
+
+@needs_shared_data
+def test_a_two_word_title_is_the_direct_answer_and_is_highlighted(tmp_path):
+    """"MANUFACTURING AGREEMENT" is shorter than a quote may be when it backs a claim (three
+    words), but the title is the contract's own heading, quoted whole: it leads the answer."""
+    from engine.service import Library
+
+    library = Library(tmp_path / "store")
+    contract = SHARED_DATA / "cuad" / "pdf" / "BellringBrandsInc_20190920_S_1_EX_10_12_11817081_EX_10_12_Manufacturing_Agreement1.pdf"
+    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
+    assert library.wait_for_vectors().complete
+    answer = library.ask("What is this contract called?", [library.find(contract.name).doc_id]).answer
+    assert answer.lead == "Title: MANUFACTURING AGREEMENT. Found in Preamble, page 1."
+    first = answer.citations[0]
+    assert (first.quote, first.page, first.ref) == ("MANUFACTURING AGREEMENT", 1, "Preamble")
+    assert first.rects  # the viewer highlights it
 
 
 def test_a_question_the_contract_does_not_answer_is_an_abstention(ask, doc):

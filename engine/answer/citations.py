@@ -63,17 +63,18 @@ class Citer:
         self._file_names: dict[str, str] = {}
         self._recognised: dict[tuple[str, int], str] = {}  # normalised OCR text of scanned pages
 
-    def cite(self, clause: Clause, quote: str) -> Citation | None:
-        """A citation for `quote` in `clause`, or None if the clause does not say it."""
+    def cite(self, clause: Clause, quote: str, min_words: int = MIN_QUOTE_WORDS) -> Citation | None:
+        """A citation for `quote` in `clause`, or None if the clause does not say it (or its
+        pages print fewer than `min_words` of it verbatim)."""
         span = find_quote(quote, clause.text)
         if span is None:
             return None
-        return self.cite_span(clause, *span)
+        return self.cite_span(clause, *span, min_words=min_words)
 
-    def cite_span(self, clause: Clause, start: int, end: int) -> Citation | None:
+    def cite_span(self, clause: Clause, start: int, end: int, min_words: int = MIN_QUOTE_WORDS) -> Citation | None:
         """A citation of clause.text[start:end] (clause-relative offsets), fitted to its pages."""
         start, end = _strip(clause.text, start, end)
-        parts = self._printed_parts(clause, start, end)
+        parts = self._printed_parts(clause, start, end, min_words)
         if not parts:
             return None
         start, end = parts[0][1], parts[-1][2]
@@ -96,8 +97,9 @@ class Citer:
 
     # ------------------------------------------------------------ page fit
 
-    def _printed_parts(self, clause: Clause, start: int, end: int) -> list[tuple[int, int, int]]:
-        """(page, start, end) of the span page by page, as far as each page prints it verbatim.
+    def _printed_parts(self, clause: Clause, start: int, end: int, min_words: int) -> list[tuple[int, int, int]]:
+        """(page, start, end) of the span page by page, as far as each page prints it verbatim;
+        none when that is fewer than `min_words` words.
 
         The engine's text joins words hyphenated across lines and leaves out running headers,
         so a span of it may not be printed as one run on the page; such a span is cut at the
@@ -121,7 +123,7 @@ class Citer:
             if count < len(group):
                 break
         kept = sum(len(normalise(clause.text[s:e]).split()) for _, s, e in parts)
-        return parts if kept >= MIN_QUOTE_WORDS else []
+        return parts if kept >= min_words else []
 
     def _page_text(self, doc_id: str, page: int) -> str:
         """Normalised text of a page as PyMuPDF reads the stored PDF.

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.answer.citations import Citer
+from engine.answer.citations import MIN_QUOTE_WORDS, Citer
+from engine.text.normalise import normalise
 from models.answer import Answer, BackendKind, Citation, Claim, section_name
 from models.clause import Clause
 from models.fields import ContractFields, FieldValue
@@ -81,8 +82,10 @@ def _value_and_citation(field, citer: Citer, clause: ClauseLookup, opening: list
     if isinstance(field, str):  # the title: printed on the first page
         if not field.strip():
             return None
+        # a title is often two words ("AGENCY AGREEMENT"): cited whole, it proves what it says
+        whole = len(normalise(field).split())
         for candidate in opening:
-            citation = citer.cite(candidate, field)
+            citation = citer.cite(candidate, field, min_words=min(whole, MIN_QUOTE_WORDS))
             if citation is not None:
                 return field, citation
         return None
