@@ -172,7 +172,9 @@ def test_upload_ask_and_open_the_first_citation_highlighted(app):
         cited_page = label.split(" · p. ", 1)[1].split(" ")[0].split("–")[0]
         assert f"page {cited_page} of" in caption.inner_text()
         image = page.get_by_test_id("stImage").locator("img").first
-        assert image.evaluate("img => img.complete && img.naturalWidth > 400")
+        # the caption can show before the page image has finished loading: wait for it, then judge
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        assert image.evaluate("img => img.naturalWidth > 400")
         shoot(page, "viewer")
 
         # the other pages render without an error, each captured for the README
