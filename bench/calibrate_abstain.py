@@ -213,10 +213,12 @@ def main() -> int:
     x, y = data["x"], data["y"]
     sample = f"{len(y)} questions, {int(y.sum())} answerable, {len(set(data['contracts']))} contracts, styles: {', '.join(sorted(set(data['styles'])))}"
     print(sample)
+    held_out = {}
     for kind in sorted(FITS, key=lambda k: k == args.model):  # the deciding model last, its table and curve in full
         print(f"\n=== {kind}{' (decides)' if kind == args.model else ''}")
-        support, abstain = cross_validate(data, FITS[kind])
-        report(data, support, abstain)
+        held_out[kind] = cross_validate(data, FITS[kind])
+        report(data, *held_out[kind])
+    support, _ = held_out[args.model]
 
     logistic = fit_logistic(x, y)
     weights, bias = logistic.coef_[0], float(logistic.intercept_[0])
