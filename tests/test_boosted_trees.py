@@ -1,4 +1,4 @@
-"""The abstain decision's boosted trees, kept as arrays: they must give the fitted model's own
+"""Boosted trees kept as arrays (the abstain decision, the candidate ranking): they must give the fitted model's own
 probabilities, since the arrays are read from scikit-learn's internal node layout."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from engine.answer.abstain import TREES_DIR, support
-from engine.answer.boosted_trees import BoostedTrees, load_trees
+from engine.boosted_trees import BoostedTrees, load_trees
 from engine.settings import Settings
 
 
@@ -22,6 +22,8 @@ def test_the_arrays_give_the_fitted_models_probabilities(tmp_path):
     rows = rng.random((200, 4))
     mine = [trees.probability(dict(zip("abcd", row))) for row in rows]
     assert np.allclose(mine, model.predict_proba(rows)[:, 1], atol=1e-9)
+    # all rows at once, as the candidate ranking scores a question's candidates
+    assert np.allclose(trees.log_odds_rows(rows), model.decision_function(rows), atol=1e-9)
 
 
 def test_the_shipped_abstain_decision_is_the_trees_file_the_preset_names():

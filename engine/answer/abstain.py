@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.answer.boosted_trees import load_trees, sigmoid
+from engine.boosted_trees import load_trees, sigmoid
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
 from engine.fields.presence import NDA_PREFIX

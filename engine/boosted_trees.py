@@ -1,4 +1,4 @@
-"""Gradient-boosted trees kept as plain arrays, for the abstain decision.
+"""Gradient-boosted trees kept as plain arrays, for the abstain decision and the candidate ranking.
 
 A logistic model adds its features up one by one; it cannot say "low word coverage counts
 against an answer unless the top sentence is of the category the question is about", which is
@@ -7,6 +7,9 @@ words are not the contract's, its meaning is. Shallow boosted trees learn such i
 (bench/calibrate_abstain.py fits scikit-learn's HistGradientBoostingClassifier and compares
 both by the same cross-validation). The fitted trees are written as arrays, not a pickle, so
 the file is data that loads with `allow_pickle=False` and needs no scikit-learn at run time.
+The candidate ranking (engine/query/rank.py) is the same kind of model over its own features:
+there too, what a feature says depends on another (a definition the walk reached counts for
+much when it came from the best anchor, for little from the thirtieth).
 """
 
 from __future__ import annotations
@@ -73,6 +76,22 @@ class BoostedTrees:
             while self.feature[node] != LEAF:
                 node = self.left[node] if row[self.feature[node]] <= self.threshold[node] else self.right[node]
             total += float(self.value[node])
+        return total
+
+    def log_odds_rows(self, matrix: np.ndarray) -> np.ndarray:
+        """`log_odds` of every row at once: each tree walked by all rows together, one level
+        per step, so ranking a question's fifty candidates is a few array operations per tree."""
+        rows = np.arange(len(matrix))
+        total = np.full(len(matrix), self.baseline)
+        for root in self.roots.tolist():
+            node = np.full(len(matrix), root, dtype=np.int32)
+            inner = self.feature[node] != LEAF
+            while inner.any():
+                at = node[inner]
+                goes_left = matrix[rows[inner], self.feature[at]] <= self.threshold[at]
+                node[inner] = np.where(goes_left, self.left[at], self.right[at])
+                inner = self.feature[node] != LEAF
+            total += self.value[node]
         return total
 
     def probability(self, features: dict[str, float]) -> float:
