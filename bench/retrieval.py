@@ -90,7 +90,7 @@ def held_out_rankers(library: Library, folder: Path, presence: train_ranker.Pres
     """Contract -> a ranker trained on every dev set's questions but those of its fold of
     contracts (a contract no question trained on gets the first fold's)."""
     items = []
-    for name in train_ranker.SETS:
+    for name in train_ranker.DEFAULT_SETS:
         questions = load_questions(train_ranker.SETS[name])
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"held-out rankers: collecting {name}", flush=True)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.query.rank import FEATURES, LearnedRanker, candidate_features, learned_ranker
+from engine.boosted_trees import LEAF, BoostedTrees
+from engine.query.rank import FEATURES, LearnedRanker, candidate_features, in_order, learned_ranker
 from engine.text.normalise import normalise
 from models.retrieval import Mode
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
@@ -23,6 +24,18 @@ def test_a_ranker_trained_on_other_features_is_refused(tmp_path):
     np.savez(path, features=np.array(FEATURES[:-1]), mean=np.zeros(3), scale=np.ones(3), coefficients=np.zeros(3), intercept=np.array(0.0))
     with pytest.raises(ValueError, match="retrain with bench/train_ranker.py"):
         LearnedRanker(path)
+    trees = BoostedTrees(FEATURES[:-1], *(np.array([LEAF]),) * 4, np.array([0.0]), np.array([0]), 0.0)
+    trees.save(path)
+    with pytest.raises(ValueError, match="retrain with bench/train_ranker.py"):
+        LearnedRanker(path)
+
+
+def test_the_shipped_ranker_is_boosted_trees_and_scores_rows_as_they_do():
+    ranker = learned_ranker()
+    assert ranker is not None and ranker.trees is not None
+    rows = np.random.default_rng(3).random((5, len(FEATURES)))
+    one_by_one = [ranker.trees.probability(dict(zip(FEATURES, row))) for row in rows]
+    assert np.allclose(ranker.probabilities(rows), one_by_one, atol=1e-12)
 
 
 def test_each_candidate_is_described_by_its_arms_and_the_edge_that_reached_it(sample_library):
@@ -48,8 +61,20 @@ def test_the_learned_ranking_orders_the_context_and_keeps_the_budget(sample_libr
     graphs = sample_library.scope([sample_library.find(HIGHWAYS_NDA.name).doc_id])
     plan = sample_library.engine.plan("Which law governs this agreement?", graphs, None, settings)
     retrieval = sample_library.retriever.retrieve(plan, settings.retrieval, Mode.GRAPH, 4000, graphs)
-    assert [p.ref for p in retrieval.passages[:2]] == ["8", "8.1"]  # the heading, right before its part: "This Agreement shall be governed by ..."
+    assert retrieval.passages[0].ref == "8.1"  # "This Agreement shall be governed by ... English law"
     scores = [p.score for p in retrieval.passages]
-    assert max(scores[:2]) == max(scores) <= 1.0 and min(scores) >= 0.0  # the likeliest lead
+    assert scores[0] == max(scores) <= 1.0 and min(scores) >= 0.0  # the likeliest leads
     spent = sum(len(normalise(p.text)) + 1 for p in retrieval.passages[:-1])
     assert spent < 4000  # the last passage is the one that crossed the budget
+
+
+def test_a_bare_heading_ranked_above_its_part_goes_right_before_it(sample_library):
+    """'8 Governing law' says nothing its part 8.1 does not: placed just before 8.1, not
+    where its own probability put it, ahead of a clause that says something else."""
+    plan, found = _found(sample_library, "Which law governs this agreement?", HIGHWAYS_NDA)
+    candidates, _ = candidate_features(found.anchors, found.followers, found.scope, plan)
+    refs = [c.clause.ref for c in candidates]
+    assert {"8", "8.1", "6.3"} <= set(refs)
+    likelihood = {"8": 0.9, "6.3": 0.7, "8.1": 0.5}
+    ordered = in_order(candidates, np.array([likelihood.get(ref, 0.1) for ref in refs]))
+    assert [r.candidate.clause.ref for r in ordered[:3]] == ["6.3", "8", "8.1"]
