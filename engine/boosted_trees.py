@@ -1,4 +1,5 @@
-"""Gradient-boosted trees kept as plain arrays, for the abstain decision and the candidate ranking.
+"""Gradient-boosted trees kept as plain arrays, for the abstain decision (and a trees ranker
+under measurement: engine/query/rank.py reads one, the shipped ranking stays logistic).
 
 A logistic model adds its features up one by one; it cannot say "low word coverage counts
 against an answer unless the top sentence is of the category the question is about", which is
@@ -7,9 +8,6 @@ words are not the contract's, its meaning is. Shallow boosted trees learn such i
 (bench/calibrate_abstain.py fits scikit-learn's HistGradientBoostingClassifier and compares
 both by the same cross-validation). The fitted trees are written as arrays, not a pickle, so
 the file is data that loads with `allow_pickle=False` and needs no scikit-learn at run time.
-The candidate ranking (engine/query/rank.py) is the same kind of model over its own features:
-there too, what a feature says depends on another (a definition the walk reached counts for
-much when it came from the best anchor, for little from the thirtieth).
 """
 
 from __future__ import annotations
@@ -71,6 +69,9 @@ class BoostedTrees:
         )
 
     def log_odds(self, row: np.ndarray) -> float:
+        """One row's log-odds, walked in plain Python: for a single row (the abstain decision)
+        over twenty times faster than `log_odds_rows` (0.15 against 3.6 ms), whose array
+        operations pay off over many rows."""
         total = self.baseline
         for node in self.roots.tolist():
             while self.feature[node] != LEAF:
@@ -79,8 +80,8 @@ class BoostedTrees:
         return total
 
     def log_odds_rows(self, matrix: np.ndarray) -> np.ndarray:
-        """`log_odds` of every row at once: each tree walked by all rows together, one level
-        per step, so ranking a question's fifty candidates is a few array operations per tree."""
+        """The log-odds of each row: each tree walked by all rows together, one level per step,
+        so scoring a question's fifty candidates is a few array operations per tree."""
         rows = np.arange(len(matrix))
         total = np.full(len(matrix), self.baseline)
         for root in self.roots.tolist():
