@@ -173,7 +173,7 @@ def context_scores(question: Question, passages: list[str]) -> dict[str, float]:
     return result
 
 
-def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: str = "trees") -> tuple[np.ndarray, np.ndarray, Model]:
+def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: str = "logistic") -> tuple[np.ndarray, np.ndarray, Model]:
     """`weights`: question id -> the weight of each of its candidates (1 when absent). Trees
     read the features as they are (mean 0, scale 1 leave them so)."""
     matrix = np.vstack([i.features for i in items])
