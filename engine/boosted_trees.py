@@ -56,7 +56,11 @@ class BoostedTrees:
 
     @classmethod
     def load(cls, path: Path) -> BoostedTrees:
-        stored = np.load(path, allow_pickle=False)
+        return cls.from_stored(np.load(path, allow_pickle=False))
+
+    @classmethod
+    def from_stored(cls, stored) -> BoostedTrees:
+        """The trees of an opened file (`save`'s arrays), for a reader that looked in it first."""
         return cls(
             [str(name) for name in stored["names"]], stored["feature"], stored["threshold"], stored["left"], stored["right"],
             stored["value"], stored["roots"], float(stored["baseline"]),

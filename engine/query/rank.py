@@ -187,7 +187,7 @@ class LearnedRanker:
 
     def __init__(self, path: Path = MODEL_FILE) -> None:
         stored = np.load(path, allow_pickle=False)
-        self.trees = BoostedTrees.load(path) if "roots" in stored.files else None
+        self.trees = BoostedTrees.from_stored(stored) if "roots" in stored.files else None
         names = self.trees.names if self.trees is not None else [str(n) for n in stored["features"]]
         if names != FEATURES:
             raise ValueError(f"{path} was trained on other features ({len(names)}); retrain with bench/train_ranker.py")
