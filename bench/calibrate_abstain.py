@@ -43,8 +43,8 @@ from sklearn.linear_model import LogisticRegression
 
 from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.abstain import FEATURES, TREES_DIR, features  # noqa: E402
-from engine.boosted_trees import BoostedTrees  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
+from engine.boosted_trees import BoostedTrees  # noqa: E402
 from engine.fields.presence import use_presence_model  # noqa: E402
 from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions, wording_folds  # noqa: E402
 from engine.query.rank import LearnedRanker  # noqa: E402

@@ -1,5 +1,6 @@
-"""Boosted trees kept as arrays (the abstain decision, the candidate ranking): they must give the fitted model's own
-probabilities, since the arrays are read from scikit-learn's internal node layout."""
+"""Boosted trees kept as arrays (the abstain decision; a trees ranker under measurement): they
+must give the fitted model's own probabilities, since the arrays are read from scikit-learn's
+internal node layout."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def test_the_arrays_give_the_fitted_models_probabilities(tmp_path):
     rows = rng.random((200, 4))
     mine = [trees.probability(dict(zip("abcd", row))) for row in rows]
     assert np.allclose(mine, model.predict_proba(rows)[:, 1], atol=1e-9)
-    # all rows at once, as the candidate ranking scores a question's candidates
+    # all rows at once, as a trees ranker scores a question's candidates
     assert np.allclose(trees.log_odds_rows(rows), model.decision_function(rows), atol=1e-9)
 
 

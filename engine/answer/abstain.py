@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.boosted_trees import load_trees, sigmoid
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.question_words import contract_fact
+from engine.boosted_trees import load_trees, sigmoid
 from engine.fields.presence import NDA_PREFIX
 from engine.settings import AbstainSettings
 from engine.text.matching import stem, stems
