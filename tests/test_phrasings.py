@@ -1,14 +1,17 @@
 """The hand-written phrasing sets of issue 16 (bench/phrasings/*.json) are well formed: enough
 phrasings of every style, valid placeholders, none a copy of the fixed cuad_dev wording.
-Reads only bench/phrasings; the question files built from them are checked by running build.py."""
+The question files built from them are checked by running build.py on a sample."""
 
 from __future__ import annotations
 
 import json
 import re
+import runpy
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import needs_shared_data
 
 FOLDER = Path(__file__).resolve().parents[1] / "bench" / "phrasings"
 STYLES = {"plain", "legal", "yesno", "keyword", "party", "scenario", "typo"}
@@ -19,6 +22,10 @@ ENUMERATION_TARGETS = {
     "Renewal Term", "Ip Ownership Assignment", "No-Solicit Of Employees", "Covenant Not To Sue",
     "Non-Transferable License", "Warranty Duration",
 }
+
+
+def read(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def load(name: str) -> dict:
@@ -122,3 +129,24 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
             assert key not in evaluated and key not in seen, (name, question["text"])
             seen.add(key)
             assert placeholders(question["text"]) <= {"{party}", "{other}"}
+
+
+@needs_shared_data
+def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only(tmp_path):
+    """build.py's training files ask the same contracts' questions as the evaluation files, with
+    the same gold, in the training-only phrasings (ids train/...), so a model fitted on them
+    and measured on the others never saw a measured wording."""
+    build = runpy.run_path(str(FOLDER / "build.py"))
+    assert build["main"](["--out", str(tmp_path), "--every", "20", "--limit", "3", "--per-question", "1", "--training-per-question", "2"]) == 0
+    measured = {name: read(tmp_path / f"{name}.jsonl") for name in ("cuad_phrasings", "contractnli_dev")}
+    training = {name: read(tmp_path / f"training_{name}.jsonl") for name in ("cuad", "contractnli")}
+    texts = load("training_questions.json")
+    allowed = {p["text"] for group in ("categories", "nda") for phrasings in texts[group].values() for p in phrasings}
+    for name, rows in training.items():
+        assert rows and all(r["phrasing"].startswith("train/") for r in rows), name
+        assert {r["docs"][0] for r in rows} == {r["docs"][0] for r in measured["cuad_phrasings" if name == "cuad" else "contractnli_dev"]}
+        assert all(r["question"] in allowed or r.get("parties") for r in rows), name  # a party phrasing names the contract's parties
+    gold = {(r["docs"][0], r.get("source_id") or r.get("hypothesis")): r["evidence"] for r in measured["cuad_phrasings"] + measured["contractnli_dev"]}
+    for row in training["cuad"] + training["contractnli"]:
+        assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
+    assert (tmp_path / "cuad" / "pdf").is_dir() and (tmp_path / "public").is_dir()  # every file's docs resolve against the output folder

@@ -9,8 +9,13 @@ Writes, in FORMAT.md's form (../shared/bench/FORMAT.md), into the git-ignored fo
 - enumeration.jsonl: corpus questions over the 60 dev contracts of cuad_dev.jsonl, with the
   contracts that answer them (`gold_docs`);
 - contractnli_dev.jsonl and contractnli/pdf/<id>.pdf: ContractNLI's dev NDAs rendered to text PDFs
-  and one question per (NDA, hypothesis, phrasing). Its `docs` are relative to --out, so the
-  harness reads it with `--data <out>`.
+  and one question per (NDA, hypothesis, phrasing);
+- training_cuad.jsonl and training_contractnli.jsonl: the same questions asked in the
+  training-only phrasings of training_questions.json (K per question, --training-per-question),
+  for fitting models that are then measured on the files above (bench/train_lead_model.py).
+
+Every file's `docs` are relative to --out (its `cuad/` and `public/` link to the shared data), so
+the harness reads any of them, and ../shared/bench's multi-hop sets, with `--data <out>`.
 
 Standard library and pymupdf only: this must not import the project's `engine` package.
 """
@@ -30,6 +35,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 STYLES = ("plain", "legal", "yesno", "keyword", "party", "scenario", "typo")
+LINKED = ("cuad", "public")  # the shared data's contract folders, linked into --out
+TRAINING_TAG = "train/"  # phrasing ids of the training-only set: train/<category>/NN
 
 # Party names: generic role words a contract uses for a party. They are a last resort for
 # {party}/{other}, after a proper short name ("Aduro") or the company name without its suffix.
@@ -160,22 +167,40 @@ def pick(phrasings: list[dict], k: int | None, seed: str) -> list[dict]:
     return sorted(chosen, key=lambda p: order[id(p)])
 
 
-def build_cuad(shared: Path, labels: dict, per_question: int | None, stats: dict) -> list[dict]:
+def cuad_phrasings() -> dict[str, list[dict]]:
+    """The evaluation phrasings of each CUAD category."""
+    spec = json.loads((HERE / "cuad_categories.json").read_text(encoding="utf-8"))["categories"]
+    return {category: entry["phrasings"] for category, entry in spec.items()}
+
+
+def training_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
+    """The training-only phrasings: of each CUAD category, and of each ContractNLI hypothesis."""
+    spec = json.loads((HERE / "training_questions.json").read_text(encoding="utf-8"))
+    return spec["categories"], spec["nda"]
+
+
+def build_cuad(shared: Path, labels: dict, per_question: int | None, stats: dict,
+               phrasings: dict[str, list[dict]] | None = None, tag: str = "") -> list[dict]:
+    """`phrasings`: category -> phrasings (default: the evaluation ones, with each question's own
+    cuad_dev wording as style `cuad`); `tag` prefixes the phrasing ids of another set."""
     spec = json.loads((HERE / "cuad_categories.json").read_text(encoding="utf-8"))["categories"]
     fixed = json.loads((shared / "bench" / "cuad_phrasing.json").read_text(encoding="utf-8"))
     for category, wording in fixed.items():
         if spec.get(category, {}).get("cuad") != wording:
             print(f"warning: cuad_categories.json's wording of {category!r} differs from cuad_phrasing.json", file=sys.stderr)
+    own_wording = phrasings is None
+    phrasings = phrasings or cuad_phrasings()
     rows = []
     for q in read_jsonl(shared / "bench" / "cuad_dev.jsonl"):
         category = q["category"]
         contract = Path(q["docs"][0]).stem
         base = {k: q[k] for k in ("docs", "answerable", "hops", "type", "evidence", "answer")}
-        rows.append({"id": f"{q['id']}/cuad", **base, "question": q["question"], "category": category,
-                     "style": "cuad", "phrasing": f"{slug(category)}/cuad", "source_id": q["id"]})
-        numbered = [dict(p, phrasing=f"{slug(category)}/{i:02d}") for i, p in enumerate(spec[category]["phrasings"], 1)]
+        if own_wording:
+            rows.append({"id": f"{q['id']}/cuad", **base, "question": q["question"], "category": category,
+                         "style": "cuad", "phrasing": f"{slug(category)}/cuad", "source_id": q["id"]})
+        numbered = [dict(p, phrasing=f"{tag}{slug(category)}/{i:02d}") for i, p in enumerate(phrasings[category], 1)]
         pair = party_pair(labels.get((contract, "Parties")))
-        for p in pick(numbered, per_question, q["id"]):
+        for p in pick(numbered, per_question, q["id"] + tag):
             text = p["text"]
             row = {"id": f"{q['id']}/{p['phrasing']}", **base}
             if "{party}" in text or "{other}" in text:
@@ -293,8 +318,12 @@ def locate(snippet: str, pages: list[str]) -> tuple[int, int] | None:
     return page_of(at), page_of(end)
 
 
-def build_contractnli(shared: Path, out: Path, per_question: int | None, limit: int | None, stats: dict) -> list[dict]:
+def build_contractnli(shared: Path, out: Path, per_question: int | None, limit: int | None, stats: dict,
+                      phrasings: dict[str, list[dict]] | None = None, tag: str = "") -> list[dict]:
+    """`phrasings`: hypothesis key -> phrasings (default: the evaluation ones); `tag` prefixes
+    the phrasing ids of another set."""
     spec = json.loads((HERE / "contractnli.json").read_text(encoding="utf-8"))["hypotheses"]
+    phrasings = phrasings or {key: entry["phrasings"] for key, entry in spec.items()}
     data = json.loads((shared / "data" / "contractnli" / "dev.json").read_text(encoding="utf-8"))
     for key, label in data["labels"].items():
         if spec.get(key, {}).get("hypothesis") != label["hypothesis"]:
@@ -324,8 +353,8 @@ def build_contractnli(shared: Path, out: Path, per_question: int | None, limit: 
                 evidence.append(item)
             if annotation["choice"] != "NotMentioned" and not evidence:
                 stats["answerable_without_evidence"] += 1
-            numbered = [dict(p, phrasing=f"{key}/{i:02d}") for i, p in enumerate(spec[key]["phrasings"], 1)]
-            for p in pick(numbered, per_question, f"{nda['id']}/{key}"):
+            numbered = [dict(p, phrasing=f"{tag}{key}/{i:02d}") for i, p in enumerate(phrasings[key], 1)]
+            for p in pick(numbered, per_question, f"{nda['id']}/{key}{tag}"):
                 rows.append({"id": f"cnli-dev/{nda['id']}/{p['phrasing']}", "docs": [doc_path], "question": p["text"],
                              "answerable": annotation["choice"] != "NotMentioned", "hops": 1, "type": "clause",
                              "evidence": evidence, "answer": annotation["choice"],
@@ -336,6 +365,11 @@ def build_contractnli(shared: Path, out: Path, per_question: int | None, limit: 
 
 # ---------------------------------------------------------------- main
 
+def new_stats() -> dict:
+    return {"skipped_no_parties": 0, "contracts_without_parties": set(), "pdfs": 0, "pages": 0, "spans": 0,
+            "spans_found": 0, "spans_without_words": 0, "answerable_without_evidence": 0}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("data/phrasings"),
@@ -344,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-question", type=int, default=None, metavar="K",
                         help="phrasings per cuad_dev question and per (NDA, hypothesis) (default: all)")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="render only the first N ContractNLI NDAs")
+    parser.add_argument("--training-per-question", type=int, default=4, metavar="K",
+                        help="training-only phrasings per cuad_dev question and per (NDA, hypothesis) in the training files (default 4)")
     parser.add_argument("--every", type=int, default=1, metavar="N",
                         help="a sample: keep every Nth contract (and NDA) in file-name order, and write their ids to sample_docs.txt")
     args = parser.parse_args(argv)
@@ -351,25 +387,37 @@ def main(argv: list[str] | None = None) -> int:
     shared = args.shared
 
     labels = {(r["id"], r["category"]): r for r in read_jsonl(shared / "data" / "cuad" / "labels.jsonl")}
-    stats: dict = {"skipped_no_parties": 0, "contracts_without_parties": set(), "pdfs": 0, "pages": 0,
-                   "spans": 0, "spans_found": 0,
-                   "spans_without_words": 0, "answerable_without_evidence": 0}
+    stats = new_stats()
     files = {
         "cuad_phrasings.jsonl": build_cuad(shared, labels, args.per_question, stats),
         "enumeration.jsonl": build_enumeration(shared, labels, stats),
         "contractnli_dev.jsonl": build_contractnli(shared, out, args.per_question, args.limit, stats),
     }
+    categories, hypotheses = training_phrasings()
+    unreported = new_stats()  # the training files' counts are not reported beside the evaluation's
+    training = {
+        "training_cuad.jsonl": build_cuad(shared, labels, args.training_per_question, unreported, categories, TRAINING_TAG),
+        "training_contractnli.jsonl": build_contractnli(shared, out, args.training_per_question, args.limit, unreported, hypotheses, TRAINING_TAG),
+    }
     if args.every > 1:  # a reproducible sample of contracts; the enumeration keeps all (it asks over all of them)
+        kept = set()
         for name in ("cuad_phrasings.jsonl", "contractnli_dev.jsonl"):
-            kept = set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
-            files[name] = [r for r in files[name] if r["docs"][0] in kept]
+            kept |= set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
+        for group in (files, training):
+            for name in group:
+                if name != "enumeration.jsonl":
+                    group[name] = [r for r in group[name] if r["docs"][0] in kept]
         sample = sorted({Path(r["docs"][0]).stem for r in files["cuad_phrasings.jsonl"]})
         sample += sorted({f"contractnli:{Path(r['docs'][0]).stem}" for r in files["contractnli_dev.jsonl"]})
         out.mkdir(parents=True, exist_ok=True)
         (out / "sample_docs.txt").write_text("\n".join(sample) + "\n")
     first = ("id", "docs", "question", "answerable", "hops", "type", "evidence", "answer")
-    for name, rows in files.items():
+    for name, rows in {**files, **training}.items():
         write_jsonl(out / name, [{**{k: r[k] for k in first}, **r} for r in rows])
+    for folder in LINKED:  # so every file's docs, and the multi-hop sets', resolve against --out alone
+        link = out / folder
+        if not link.exists() and (shared / "data" / folder).is_dir():
+            link.symlink_to((shared / "data" / folder).resolve(), target_is_directory=True)
 
     print(f"wrote {out}")
     for name, rows in files.items():
@@ -387,7 +435,9 @@ def main(argv: list[str] | None = None) -> int:
           f"rendered page text: {stats['spans_found']}/{stats['spans']} ({share:.1%}); "
           f"{stats['spans_without_words']} spans without words dropped; "
           f"{stats['answerable_without_evidence']} answerable (NDA, hypothesis) pairs left without evidence")
-    print(f"  contractnli docs are relative to {out}: run the harness on contractnli_dev.jsonl with --data {out}")
+    for name, rows in training.items():
+        print(f"  {name} (training only, never measured on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable)")
+    print(f"  every file's docs are relative to {out} (its {' and '.join(LINKED)} link to the shared data): run the harness with --data {out}")
     return 0
 
 
