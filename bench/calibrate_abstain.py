@@ -41,13 +41,11 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from common import BENCH_DIR, BENCH_STORE, require_shared_data  # noqa: E402  (puts the project on sys.path)
+from common import BENCH_DIR, add_held_out_arguments, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.abstain import FEATURES, TREES_DIR, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.boosted_trees import BoostedTrees  # noqa: E402
-from engine.fields.presence import use_presence_model  # noqa: E402
-from engine.eval.harness import DEFAULT_DATA, ensure_documents, load_fold_models, load_questions, wording_folds  # noqa: E402
-from engine.query.rank import LearnedRanker  # noqa: E402
+from engine.eval.harness import ensure_documents, load_questions, wording_folds  # noqa: E402
 from engine.service import Library  # noqa: E402
 from engine.settings import PRESETS_DIR  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
@@ -179,12 +177,7 @@ def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--questions", nargs="+", default=[str(BENCH_DIR / "cuad_dev.jsonl")], help="question files, fitted on together")
-    parser.add_argument("--db", default=str(BENCH_STORE))
-    parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder the questions' doc paths are relative to")
-    parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
-    parser.add_argument("--ranker", help="a candidate ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
-    parser.add_argument("--presence-model", help="a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
+    add_held_out_arguments(parser, "question files, fitted on together", [str(BENCH_DIR / "cuad_dev.jsonl")])
     parser.add_argument("--cache", help="features file: read if it exists, else written after collecting")
     parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
@@ -199,14 +192,9 @@ def main() -> int:
             sys.exit(f"error: {cache} holds other features ({', '.join(data['features'])}); delete it to collect again")
         print(f"features from {cache} ({len(data['y'])} questions)")
     else:
-        library = Library(args.db, preset=args.preset)
-        if args.ranker:
-            library.retriever.ranker = LearnedRanker(Path(args.ranker))
-        if args.presence_model:
-            use_presence_model(Path(args.presence_model))
+        library, folds = held_out_library(args, args.preset)
         questions = [q for path in args.questions for q in load_questions(Path(path))]
         mapping = ensure_documents(library, questions, Path(args.data))
-        folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
         data = collect(library, questions, mapping, folds)
         if cache is not None:
             np.savez(cache, **data)

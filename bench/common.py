@@ -64,3 +64,33 @@ def nda_categories(data: dict | None = None) -> dict[str, str]:
 
     data = data or contractnli_dev()
     return {key: f"{NDA_PREFIX}{label['short_description']}" for key, label in data["labels"].items()}
+
+
+def add_held_out_arguments(parser, questions_help: str, questions: list[str] | None = None) -> None:
+    """The options of a script that fits on question files with models that never saw them:
+    the questions (`questions` by default; required without), the store, and the held-out
+    question models, ranker and presence model."""
+    from engine.eval.harness import DEFAULT_DATA
+
+    parser.add_argument("--questions", nargs="+", default=questions, required=questions is None, help=questions_help)
+    parser.add_argument("--db", default=str(BENCH_STORE))
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder the questions' doc paths are relative to")
+    parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
+    parser.add_argument("--ranker", help="a candidate ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
+    parser.add_argument("--presence-model", help="a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
+
+
+def held_out_library(args, preset: str | None = None):
+    """The library of `--db` with the held-out ranker and presence model of `args` in use, and
+    the question models by style (None without `--fold-models`)."""
+    from engine.eval.harness import load_fold_models
+    from engine.fields.presence import use_presence_model
+    from engine.query.rank import LearnedRanker
+    from engine.service import Library
+
+    library = Library(args.db, preset=preset)
+    if args.ranker:
+        library.retriever.ranker = LearnedRanker(Path(args.ranker))
+    if args.presence_model:
+        use_presence_model(Path(args.presence_model))
+    return library, (load_fold_models(Path(args.fold_models)) if args.fold_models else None)
