@@ -28,7 +28,7 @@ from engine.review.cells import CellFiller
 from engine.review.desk import ReviewDesk, preset_columns, question_column, topic_column
 from engine.review.playbook import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook
 from engine.settings import SAMPLES_DIR, Settings, presets, store_path
-from engine.static_embed import STATIC_MODEL_NAME, StaticEmbedder
+from engine.static_embed import STATIC_MODEL_NAME, QuestionLikeness, StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph, GraphCache
 from engine.store.grid_table import GridTable
@@ -104,7 +104,7 @@ class Library:
         self.graphs = GraphCache(self.store)
         self.retriever = Retriever(self.store, self.embedder, self.graphs)
         self.citer = Citer(self.store)
-        self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer), StoredFields(self.store, self.graph), self.settings)
+        self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer, QuestionLikeness(self.embedder, self.quick_embedder)), StoredFields(self.store, self.graph), self.settings)
         # the review grid and playbook reviews: the same pipeline, asked of every contract (engine/review/)
         self.reviews = ReviewDesk(
             GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents, self.settings.store_dir / "playbook.yaml"

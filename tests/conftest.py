@@ -101,6 +101,7 @@ TIERS = {
     "test_pdf.py": "unit",
     "test_references.py": "unit",
     "test_answer.py": "integration",
+    "test_lead.py": "integration",
     "test_citations.py": "integration",
     "test_enumerate.py": "integration",
     "test_graphview.py": "integration",

@@ -135,20 +135,26 @@ def test_quotes_are_scored_against_the_gold_spans_and_by_wording_style():
 
 
 def test_each_wording_style_is_ranked_by_its_own_fold_and_the_librarys_ranker_comes_back(sample_library, tmp_path):
-    """`engine eval --ranker-folds`: a question of a style is ranked by the ranker trained
-    without that style; a style with no fold, and everything after, by the library's own."""
+    """`engine eval --ranker-folds` and `--lead-folds`: a question of a style is ranked, and its
+    first quote chosen, by the models trained without that style; a style with no fold, and
+    everything after, by the library's own."""
     import shutil
 
-    from engine.eval.harness import load_fold_rankers, wording_folds
+    from engine.answer.lead import MODEL_FILE as LEAD_FILE
+    from engine.eval.harness import load_fold_leads, load_fold_rankers, wording_folds
     from engine.query.rank import MODEL_FILE
 
-    shutil.copy(MODEL_FILE, tmp_path / "scenario.npz")
-    folds = load_fold_rankers(tmp_path)
-    shipped = sample_library.retriever.ranker
-    with wording_folds(sample_library, None, folds) as read_as:
+    (tmp_path / "rankers").mkdir()
+    (tmp_path / "leads").mkdir()
+    shutil.copy(MODEL_FILE, tmp_path / "rankers" / "scenario.npz")
+    shutil.copy(LEAD_FILE, tmp_path / "leads" / "scenario.npz")
+    folds, leads = load_fold_rankers(tmp_path / "rankers"), load_fold_leads(tmp_path / "leads")
+    shipped, shipped_lead = sample_library.retriever.ranker, sample_library.engine.answerer.lead
+    with wording_folds(sample_library, None, folds, leads) as read_as:
         read_as("scenario")
         assert sample_library.retriever.ranker is folds["scenario"] and folds["scenario"] is not shipped
+        assert sample_library.engine.answerer.lead is leads["scenario"] and leads["scenario"] is not shipped_lead
         read_as("cuad")
-        assert sample_library.retriever.ranker is shipped
+        assert sample_library.retriever.ranker is shipped and sample_library.engine.answerer.lead is shipped_lead
         read_as("scenario")
-    assert sample_library.retriever.ranker is shipped
+    assert sample_library.retriever.ranker is shipped and sample_library.engine.answerer.lead is shipped_lead

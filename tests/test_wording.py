@@ -10,17 +10,13 @@ from engine.query.meaning import question_model
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 
-def _doc_id(library, path) -> str:
-    return next(d.doc_id for d in library.store.documents() if d.file_name == path.name)
-
-
 @pytest.mark.parametrize("question", [
     "Which law governs this agreement?",
     "What law is this contract interpreted under?",
     "Under the laws of which country shall this instrument be construed?",
 ])
 def test_three_wordings_of_one_question_cite_the_same_clause_first(sample_library, question):
-    answer = sample_library.ask(question, [_doc_id(sample_library, HIGHWAYS_NDA)]).answer
+    answer = sample_library.ask(question, [sample_library.find(HIGHWAYS_NDA.name).doc_id]).answer
     assert not answer.abstained
     first = answer.citations[0]
     assert (first.ref, first.page) == ("8.1", 7)
@@ -28,7 +24,7 @@ def test_three_wordings_of_one_question_cite_the_same_clause_first(sample_librar
 
 
 def test_a_keyword_only_query_is_understood_and_answered(sample_library):
-    result = sample_library.ask("governing law", [_doc_id(sample_library, MUTUAL_NDA)])
+    result = sample_library.ask("governing law", [sample_library.find(MUTUAL_NDA.name).doc_id])
     assert result.plan.categories[0].category == "Governing Law"
     assert not result.answer.abstained
     assert (result.answer.citations[0].ref, result.answer.citations[0].page) == ("10", 2)
@@ -104,7 +100,7 @@ def test_the_parties_names_are_read_as_roles():
 
 def test_a_question_naming_the_parties_is_answered_as_if_it_named_roles(sample_library):
     question = "Can Crown Commercial Service audit the Supplier's records?"
-    result = sample_library.ask(question, [_doc_id(sample_library, GCLOUD)])
+    result = sample_library.ask(question, [sample_library.find(GCLOUD.name).doc_id])
     assert result.plan.question == question
     assert result.plan.read_as == "Can the party audit the other party's records?"
     assert result.plan.categories[0].category == "Audit Rights"
@@ -114,7 +110,7 @@ def test_a_question_naming_the_parties_is_answered_as_if_it_named_roles(sample_l
 
 
 def test_the_definitions_an_answer_leans_on_are_folded_as_more_evidence(sample_library):
-    answer = sample_library.ask("Can the customer audit the supplier?", [_doc_id(sample_library, GCLOUD)]).answer
+    answer = sample_library.ask("Can the customer audit the supplier?", [sample_library.find(GCLOUD.name).doc_id]).answer
     assert all(c.ref.startswith("7.") for c in answer.citations if c.number not in answer.more_evidence)  # access to records
     folded = answer.more_claims
     assert folded and all(c.text.startswith("The definition of “") for c in folded)
@@ -127,7 +123,7 @@ def test_the_definitions_an_answer_leans_on_are_folded_as_more_evidence(sample_l
 def test_an_nda_term_asked_in_other_words_is_found_and_one_the_nda_lacks_is_not(sample_library, contract, ref):
     """ContractNLI's terms by meaning: neither NDA says "compelled" or "court", yet the clause
     on disclosure required by law answers; neither speaks of reverse engineering, so "Not found"."""
-    doc = [_doc_id(sample_library, contract)]
+    doc = [sample_library.find(contract.name).doc_id]
     told = sample_library.ask("Does the recipient have to tell the discloser before giving information to a court?", doc)
     assert told.plan.categories[0].category == "NDA: Notice on compelled disclosure"
     assert not told.answer.abstained and told.answer.citations[0].ref == ref

@@ -14,9 +14,10 @@ import logging
 
 from engine.answer.abstain import decide
 from engine.answer.citations import Citer
-from engine.answer.evidence import Evidence
+from engine.answer.evidence import Evidence, Likeness
 from engine.answer.extractive import Extract, extract, looked_for
 from engine.answer.generate import Checked, DraftError, TextCallback, check, context_passages, draft, messages
+from engine.answer.lead import LeadModel, lead_model
 from engine.llm import Backend, LocalModel
 from engine.settings import Settings
 from engine.store.graphcache import DocGraph
@@ -27,10 +28,14 @@ log = logging.getLogger(__name__)
 
 
 class Answerer:
-    """Answers a retrieval's question from its passages, citing through `citer`."""
+    """Answers a retrieval's question from its passages, citing through `citer`; `meaning`
+    tells how close a sentence is to the question for the model that chooses the first quote
+    (`lead`, the shipped one by default; a benchmark swaps in a fold's)."""
 
-    def __init__(self, citer: Citer) -> None:
+    def __init__(self, citer: Citer, meaning: Likeness | None = None) -> None:
         self.citer = citer
+        self.meaning = meaning
+        self.lead: LeadModel | None = lead_model()
 
     def answer(
         self,
@@ -43,7 +48,7 @@ class Answerer:
         """The answer to a retrieval's question from its passages; `graphs`: the ones it searched;
         `model`: the local model that writes the answer (None: the extractive answer);
         `on_text` receives a model's draft as it streams."""
-        evidence = Evidence.gather(retrieval, graphs, settings.answer)
+        evidence = Evidence.gather(retrieval, graphs, settings.answer, self.meaning)
         abstain, support = decide(evidence)
         if abstain:
             answer = self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, [])
@@ -56,7 +61,7 @@ class Answerer:
     # ------------------------------------------------------------ backends
 
     def _extractive(self, evidence: Evidence, support: float, notes: list[str]) -> Answer:
-        found = extract(evidence, self.citer)
+        found = extract(evidence, self.citer, self.lead)
         if not found.citations:
             return self._abstention(evidence, support, BackendKind.EXTRACTIVE, None, notes + ["no sentence could be quoted"])
         return _answer(

@@ -6,6 +6,7 @@ quote) and the abstain decision (whether anything in scope answers at all).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -18,6 +19,10 @@ from engine.settings import AnswerSettings
 from engine.text.matching import sentence_spans, stems
 from models.clause import Clause
 from models.retrieval import Passage, Retrieval
+
+
+#: how close in meaning each text is to a question (cosine), one value per text
+Likeness = Callable[[str, list[str]], np.ndarray]
 
 
 @dataclass
@@ -42,12 +47,13 @@ class Evidence:
     words: QuestionWords
     settings: AnswerSettings  # the answer's settings: what read the evidence, and what answers from it
     sentences: list[Sentence] = field(default_factory=list)
+    meaning: Likeness | None = None  # how close a sentence's meaning is to the question's; None: not measured (0)
 
     @classmethod
-    def gather(cls, retrieval: Retrieval, graphs: list[DocGraph], answer_settings: AnswerSettings) -> Evidence:
+    def gather(cls, retrieval: Retrieval, graphs: list[DocGraph], answer_settings: AnswerSettings, meaning: Likeness | None = None) -> Evidence:
         settings = answer_settings.evidence
         by_doc = {g.doc_id: g for g in graphs}
-        evidence = cls(retrieval, by_doc, QuestionWords.of(retrieval.plan, graphs, settings.expansion_weight), answer_settings)
+        evidence = cls(retrieval, by_doc, QuestionWords.of(retrieval.plan, graphs, settings.expansion_weight), answer_settings, meaning=meaning)
         top = max((p.score for p in retrieval.passages), default=1.0) or 1.0
         for rank, passage in enumerate(retrieval.passages):
             clause = by_doc[passage.doc_id].by_id.get(passage.clause_id)
@@ -85,6 +91,18 @@ class Evidence:
         if category not in model.categories:
             return None
         return float(self._presence[self._index[id(sentence)], model.categories.index(category)])
+
+    def best_category_score(self, sentence: Sentence) -> float:
+        """The presence classifier's highest probability for `sentence` over all categories: an
+        operative sentence of some kind rather than a heading, a list item or boilerplate."""
+        row = self._presence[self._index[id(sentence)]]
+        return float(row.max()) if row.size else 0.0
+
+    def likeness(self, texts: list[str]) -> np.ndarray:
+        """How close in meaning each text is to the question (zeros when nothing measures it)."""
+        if self.meaning is None or not texts:
+            return np.zeros(len(texts))
+        return self.meaning(self.retrieval.plan.question, texts)
 
     def is_of_category(self, sentence: Sentence, category: str) -> bool:
         """Whether the presence classifier puts `sentence` in `category` (its own threshold)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine.answer.citations import Citer
 from engine.answer.evidence import Evidence, Sentence
+from engine.answer.lead import LeadModel
 from engine.answer.question_words import contract_fact
 from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
@@ -25,11 +26,12 @@ class Extract:
     support: list[tuple[Passage, str]]  # (passage, how it relates: "definition of “X”" or "Section 8.2, cited")
 
 
-def extract(evidence: Evidence, citer: Citer) -> Extract:
+def extract(evidence: Evidence, citer: Citer, lead: LeadModel | None = None) -> Extract:
     """The cited sentences; how many and how long: `evidence.settings.extractive`. The claims
-    that state the answer come first; the rest is more evidence, folded under them."""
+    that state the answer come first; the rest is more evidence, folded under them. `lead`
+    chooses the first quote (engine/answer/lead.py); without it the rules do."""
     settings = evidence.settings.extractive
-    main = _main_sentences(evidence)
+    main = _main_sentences(evidence, lead)
     result = Extract(claims=[], citations=[], main=[], support=[])
     fact = contract_fact(evidence.retrieval.plan.question)
     if fact is not None:
@@ -38,7 +40,7 @@ def extract(evidence: Evidence, citer: Citer) -> Extract:
             if citation is not None:
                 _add(result, citation, f"{_where(citation)}:")
     for position, sentence in enumerate(main):
-        citation = citer.cite_span(sentence.clause, sentence.start, _cap(sentence, settings.max_quote_chars))
+        citation = citer.cite_span(sentence.clause, sentence.start, quote_end(sentence, settings.max_quote_chars))
         if citation is not None:
             result.main.append(sentence)
             stating = position == 0 or _states_answer(evidence, sentence, main[0])
@@ -77,7 +79,7 @@ def _where(citation: Citation) -> str:
     return f"{section_name(citation.ref)}{heading}, page {citation.page}"
 
 
-def _cap(sentence: Sentence, max_chars: int) -> int:
+def quote_end(sentence: Sentence, max_chars: int) -> int:
     """End of the quote: a run-on "sentence" (a whole list, a table) is cut at a word."""
     if sentence.end - sentence.start <= max_chars:
         return sentence.end
@@ -85,27 +87,48 @@ def _cap(sentence: Sentence, max_chars: int) -> int:
     return cut if cut > sentence.start else sentence.end
 
 
-def _main_sentences(evidence: Evidence) -> list[Sentence]:
+def _main_sentences(evidence: Evidence, lead: LeadModel | None) -> list[Sentence]:
     """The best sentence of each of the retriever's top clauses, in its order, then the one
-    sentence that answers the part of the question those leave out.
+    sentence that answers the part of the question those leave out. `lead` chooses the first,
+    with the rules' choice as one thing it weighs; after the first, a clause that shares no
+    word with the question is passed over."""
+    candidates = main_candidates(evidence)
+    ordered = rules_order(evidence, candidates)
+    if lead is not None and ordered:
+        ordered = _led_by(lead.choose(evidence, candidates, ordered[0]), ordered)
+    chosen = (ordered[:1] + [s for s in ordered[1:] if _relevant(evidence, s, ordered[0])])[: evidence.settings.extractive.max_main]
+    complement = _complement(evidence, chosen, candidates)
+    return chosen + ([complement] if complement is not None else [])
+
+
+def main_candidates(evidence: Evidence) -> list[Sentence]:
+    """The sentences that may state the answer: those of the clauses the search found and of
+    their parts; a definition or a cited section the walk added supports a quote, it is not one."""
+    return [s for s in evidence.sentences if s.passage.why.kind != "graph" or s.passage.why.edge == "PARENT_OF"]
+
+
+def rules_order(evidence: Evidence, candidates: list[Sentence]) -> list[Sentence]:
+    """The rules' quotes: the best sentence of each clause in the retriever's order, led by the
+    question's category when the question model is sure of it.
 
     The retriever's order leads, not word overlap: it ranked with the clause type and the
     graph in view, which a sentence's words cannot show (a governing-law clause need not say
-    "govern"). After the first, a clause that shares no word with the question is passed over.
+    "govern").
     """
-    candidates = [s for s in evidence.sentences if s.passage.why.kind != "graph" or s.passage.why.edge == "PARENT_OF"]
     best: dict[str, Sentence] = {}
     for sentence in candidates:
         held = best.get(sentence.passage.clause_id)
         if held is None or sentence.score > held.score:
             best[sentence.passage.clause_id] = sentence
     ordered = sorted(best.values(), key=lambda s: s.rank)
-    lead = _category_lead(evidence, candidates)
-    if lead is not None:
-        ordered = [lead] + [s for s in ordered if s.passage.clause_id != lead.passage.clause_id]
-    chosen = (ordered[:1] + [s for s in ordered[1:] if _relevant(evidence, s, ordered[0])])[: evidence.settings.extractive.max_main]
-    complement = _complement(evidence, chosen, candidates)
-    return chosen + ([complement] if complement is not None else [])
+    return _led_by(_category_lead(evidence, candidates), ordered)
+
+
+def _led_by(first: Sentence | None, ordered: list[Sentence]) -> list[Sentence]:
+    """`ordered` with `first` moved to the front, in place of its clause's own best sentence."""
+    if first is None:
+        return ordered
+    return [first] + [s for s in ordered if s.passage.clause_id != first.passage.clause_id]
 
 
 def _relevant(evidence: Evidence, sentence: Sentence, first: Sentence) -> bool:
@@ -284,7 +307,7 @@ def _definition_span(evidence: Evidence, passage: Passage, text: str) -> tuple[i
     if span is None or best is None:
         return span
     if best.coverage > evidence.words.coverage(stems(text[span[0] : span[1]])):
-        return best.start, _cap(best, max_chars)
+        return best.start, quote_end(best, max_chars)
     return span
 
 
@@ -306,7 +329,7 @@ def _definition_sentence(text: str, term: str, max_chars: int) -> tuple[int, int
 def _best_sentence(evidence: Evidence, passage: Passage) -> tuple[int, int] | None:
     sentence = evidence.best(passage)
     if sentence is not None:
-        return sentence.start, _cap(sentence, evidence.settings.extractive.max_quote_chars)
+        return sentence.start, quote_end(sentence, evidence.settings.extractive.max_quote_chars)
     clause = evidence.clause(passage.doc_id, passage.clause_id)
     spans = sentence_spans(clause.text) if clause else []
     return spans[0] if spans else None

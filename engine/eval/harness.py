@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from engine.answer.citations import printed_pages
+from engine.answer.lead import LeadModel
 from engine.eval.output import to_output
 from engine.eval.scores import (
     Output,
@@ -136,6 +137,7 @@ def run(
     answer: bool = False,
     fold_models: dict[str, QuestionModel] | None = None,
     fold_rankers: dict[str, LearnedRanker] | None = None,
+    fold_leads: dict[str, LeadModel] | None = None,
 ) -> tuple[dict[str, Output], dict[str, Retrieval]]:
     """Every question through the app's own pipeline (`QueryEngine.run`): retrieval, and the
     answer when `answer` is set; an enumeration question is answered from the contract fields,
@@ -143,14 +145,15 @@ def run(
 
     `fold_models`: wording style -> a question model trained without that style; a question
     of the style is read by it, so the figures are cross-validated by wording; `fold_rankers`
-    likewise ranks it with a ranker trained without that style's questions."""
+    and `fold_leads` likewise rank it, and choose its first quote, with models trained without
+    that style's questions."""
     outputs: dict[str, Output] = {}
     retrievals: dict[str, Retrieval] = {}
     reverse = {doc_id: doc for doc, doc_id in mapping.items()}
     # Warm the model and each document's graph so timings measure retrieval alone.
     library.embedder.encode(["warm up"])
     library.retriever.graphs(sorted(set(mapping.values())))
-    with wording_folds(library, fold_models, fold_rankers) as read_as, (out.open("w") if out else nullcontext()) as handle:
+    with wording_folds(library, fold_models, fold_rankers, fold_leads) as read_as, (out.open("w") if out else nullcontext()) as handle:
         for question in questions:
             read_as(question.style)
             started = time.perf_counter()
@@ -168,21 +171,25 @@ def run(
 
 @contextmanager
 def wording_folds(
-    library: Library, fold_models: dict[str, QuestionModel] | None, fold_rankers: dict[str, LearnedRanker] | None = None
+    library: Library,
+    fold_models: dict[str, QuestionModel] | None,
+    fold_rankers: dict[str, LearnedRanker] | None = None,
+    fold_leads: dict[str, LeadModel] | None = None,
 ) -> Iterator[Callable[[str | None], None]]:
-    """Within it, `read_as(style)` has the next question read by the question model, and ranked
-    by the ranker, trained without that style (the library's own for a style with no fold);
-    the library's own after."""
-    meaning, ranker = library.engine.meaning, library.retriever.ranker
+    """Within it, `read_as(style)` has the next question read by the question model, ranked by
+    the ranker and quoted first by the lead model trained without that style (the library's own
+    for a style with no fold); the library's own after."""
+    meaning, ranker, lead = library.engine.meaning, library.retriever.ranker, library.engine.answerer.lead
 
     def read_as(style: str | None) -> None:
         library.engine.meaning = (fold_models or {}).get(style or "", meaning)
         library.retriever.ranker = (fold_rankers or {}).get(style or "", ranker)
+        library.engine.answerer.lead = (fold_leads or {}).get(style or "", lead)
 
     try:
         yield read_as
     finally:
-        library.engine.meaning, library.retriever.ranker = meaning, ranker
+        library.engine.meaning, library.retriever.ranker, library.engine.answerer.lead = meaning, ranker, lead
 
 
 def load_fold_rankers(folder: Path) -> dict[str, LearnedRanker]:
@@ -191,6 +198,14 @@ def load_fold_rankers(folder: Path) -> dict[str, LearnedRanker]:
     if not rankers:
         raise FileNotFoundError(f"no rankers (<style>.npz) in {folder}")
     return rankers
+
+
+def load_fold_leads(folder: Path) -> dict[str, LeadModel]:
+    """`<style>.npz` first-quote models of a folder (bench/train_lead_model.py --fold-models-out writes them), by style."""
+    leads = {path.stem: LeadModel(path) for path in sorted(folder.glob("*.npz"))}
+    if not leads:
+        raise FileNotFoundError(f"no first-quote models (<style>.npz) in {folder}")
+    return leads
 
 
 def load_fold_models(folder: Path) -> dict[str, QuestionModel]:
@@ -279,7 +294,12 @@ def main(args, library: Library) -> int:
     rankers = load_fold_rankers(Path(args.ranker_folds)) if args.ranker_folds else None
     if rankers:
         print(f"ranked by wording fold: questions of style {', '.join(rankers)} are ranked by a ranker trained without it")
-    outputs, retrievals = run(library, questions, mapping, mode, Path(args.out), answer=not args.no_answer, fold_models=folds, fold_rankers=rankers)
+    leads = load_fold_leads(Path(args.lead_folds)) if args.lead_folds else None
+    if leads:
+        print(f"first quotes by wording fold: questions of style {', '.join(leads)} are quoted by a model trained without it")
+    outputs, retrievals = run(
+        library, questions, mapping, mode, Path(args.out), answer=not args.no_answer, fold_models=folds, fold_rankers=rankers, fold_leads=leads
+    )
     result = report(library, questions, outputs, retrievals, mapping, mode)
     print(f"settings: preset {library.settings.preset}, hash {library.settings.fingerprint()}")
     enumerations = len(outputs) - len(retrievals)
