@@ -16,7 +16,8 @@ held out the question models (`--fold-models`), the ranker and the presence mode
 have seen these questions' wording or contracts.
 
 Cross-validation: each measured question is decided by a model fitted on the questions (both
-kinds) of the other wording styles over the other contracts (four folds of contracts). The
+kinds) of the other wording styles over the other contracts (four folds of contracts), with the
+app's own rule on top (`lead.pick`: a rules' choice of the question's category stands). The
 table compares, per question set and style, the rules' first quote, the learned one and the
 best possible (some candidate is on gold), over the answerable questions. `--write` fits on
 every question and saves engine/answer/lead_model.npz; `--fold-models-out DIR` saves one model
@@ -37,7 +38,7 @@ from sklearn.preprocessing import StandardScaler
 from common import add_held_out_arguments, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.answer.extractive import main_candidates, quote_end, rules_order  # noqa: E402
-from engine.answer.lead import FEATURES, MODEL_FILE, lead_candidates, lead_features  # noqa: E402
+from engine.answer.lead import FEATURES, MODEL_FILE, lead_candidates, lead_features, pick  # noqa: E402
 from engine.eval.harness import ensure_documents, load_questions, wording_folds  # noqa: E402
 from engine.eval.scores import quoted  # noqa: E402
 from engine.service import Library  # noqa: E402
@@ -104,7 +105,7 @@ def cross_validate(entries: list[dict]) -> dict[str, int]:
                 continue
             scaler, model = fit(train)
             for entry in held:
-                picked[entry["id"]] = int(np.argmax(model.decision_function(scaler.transform(entry["x"]))))
+                picked[entry["id"]] = pick(model.decision_function(scaler.transform(entry["x"])), entry["x"])
     return picked
 
 

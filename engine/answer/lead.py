@@ -9,8 +9,9 @@ rank and ranking probability, how much of the question's words it says, how like
 model holds it of the categories the question is about, how close its meaning is to the
 question's (MiniLM's question vector against the sentence's static vector), and whether the
 rules chose it. A logistic regression, trained by `bench/train_lead_model.py` on phrasings
-never used to evaluate and cross-validated by wording style and by contract; without its file
-the rules choose alone.
+never used to evaluate and cross-validated by wording style and by contract. It decides only
+where the rules found no sentence of the question's category (`pick`); without its file the
+rules choose alone.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ OWN_FEATURES = [
 #: ... and, for these, the gap to the best candidate of the same question (0 for the best)
 RELATIVE_FEATURES = ["coverage", "own_coverage", "category_score", "categories_mix", "any_category", "relative_probability", "category_evidence", "likeness"]
 FEATURES = OWN_FEATURES + [f"{name}_gap" for name in RELATIVE_FEATURES] + ["rules_choice"]
+RULES_COLUMN, OF_CATEGORY_COLUMN = FEATURES.index("rules_choice"), FEATURES.index("of_category")
 
 
 def lead_candidates(candidates: list[Sentence]) -> list[Sentence]:
@@ -103,11 +105,26 @@ class LeadModel:
         return ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
 
     def choose(self, evidence: Evidence, candidates: list[Sentence], rules_choice: Sentence | None) -> Sentence | None:
-        """The candidate most likely on the lawyers' answer span (None when there is none)."""
+        """The sentence to quote first (`rules_choice` when there is no candidate)."""
         ranked = lead_candidates(candidates)
         if not ranked:
             return rules_choice
-        return ranked[int(np.argmax(self.log_odds(lead_features(evidence, ranked, rules_choice))))]
+        matrix = lead_features(evidence, ranked, rules_choice)
+        return ranked[pick(self.log_odds(matrix), matrix)]
+
+
+def pick(log_odds: np.ndarray, matrix: np.ndarray) -> int:
+    """Which candidate (rows of `lead_features`) is quoted first: the rules' choice when it is a
+    sentence of the category the question is about, else the one the model finds likeliest on
+    the answer span. Among sentences of the category the rules choose by the question's own
+    words, which the model weighs poorly: "the liability cap" is the clause capping liability,
+    though lawyers label the exclusion of lost profits beside it the same. Cross-validated, the
+    guard leaves the figures as they were (CUAD phrasings 0.667 -> 0.665, ContractNLI 0.810 ->
+    0.819, multi-hop 0.521 -> 0.510) and lifts the worst style (0.544 -> 0.559)."""
+    rules = matrix[:, RULES_COLUMN]
+    if rules.any() and matrix[int(np.argmax(rules)), OF_CATEGORY_COLUMN] > 0:
+        return int(np.argmax(rules))
+    return int(np.argmax(log_odds))
 
 
 @cache
