@@ -28,8 +28,8 @@ class Extract:
 
 def extract(evidence: Evidence, citer: Citer, lead: LeadModel | None = None) -> Extract:
     """The cited sentences; how many and how long: `evidence.settings.extractive`. The claims
-    that state the answer come first; the rest is more evidence, folded under them. `lead`
-    chooses the first quote (engine/answer/lead.py); without it the rules do."""
+    that state the answer come first; the rest is more evidence, folded under them. `lead` (the
+    model of engine/answer/lead.py) may choose another first quote than the rules'."""
     settings = evidence.settings.extractive
     main = _main_sentences(evidence, lead)
     result = Extract(claims=[], citations=[], main=[], support=[])
@@ -89,9 +89,9 @@ def quote_end(sentence: Sentence, max_chars: int) -> int:
 
 def _main_sentences(evidence: Evidence, lead: LeadModel | None) -> list[Sentence]:
     """The best sentence of each of the retriever's top clauses, in its order, then the one
-    sentence that answers the part of the question those leave out. `lead` chooses the first,
-    with the rules' choice as one thing it weighs; after the first, a clause that shares no
-    word with the question is passed over."""
+    sentence that answers the part of the question those leave out. `lead` may put another
+    sentence first; after the first, a clause that shares no word with the question is passed
+    over."""
     candidates = main_candidates(evidence)
     ordered = rules_order(evidence, candidates)
     if lead is not None and ordered:
