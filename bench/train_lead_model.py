@@ -38,9 +38,10 @@ from sklearn.preprocessing import StandardScaler
 from common import add_held_out_arguments, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.answer.extractive import main_candidates, quote_end, rules_order  # noqa: E402
-from engine.answer.lead import FEATURES, MODEL_FILE, lead_candidates, lead_features, pick  # noqa: E402
+from engine.answer.lead import FEATURES, MODEL_FILE, RULES_COLUMN, lead_candidates, lead_features, pick  # noqa: E402
 from engine.eval.harness import ensure_documents, load_questions, wording_folds  # noqa: E402
 from engine.eval.scores import quoted  # noqa: E402
+from engine.logistic import StandardisedLogistic  # noqa: E402
 from engine.service import Library  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
 
@@ -74,7 +75,6 @@ def collect(library: Library, questions, mapping, folds, measured: bool) -> list
             entries.append({
                 "id": question.id, "style": question.style or "", "contract": question.docs[0], "measured": measured,
                 "x": lead_features(evidence, ranked, ordered[0] if ordered else None), "y": np.array(labels, dtype=float),
-                "rules": next((i for i, s in enumerate(ranked) if ordered and s is ordered[0]), -1),
             })
     return entries
 
@@ -109,6 +109,12 @@ def cross_validate(entries: list[dict]) -> dict[str, int]:
     return picked
 
 
+def rules_right(entry: dict) -> bool:
+    """Whether the rules' first quote (the candidate `lead_features` marks) is on gold."""
+    chosen = entry["x"][:, RULES_COLUMN]
+    return bool(chosen.any() and entry["y"][int(np.argmax(chosen))] > 0)
+
+
 def report(entries: list[dict], picked: dict[str, int]) -> None:
     measured = [e for e in entries if e["id"] in picked]
     sets = sorted({question_set(e) for e in measured})
@@ -119,7 +125,7 @@ def report(entries: list[dict], picked: dict[str, int]) -> None:
         rows = {}
         for style in sorted({e["style"] for e in in_set} - {""}) + ["all"]:
             group = [e for e in in_set if style == "all" or e["style"] == style]
-            rules = np.mean([e["rules"] >= 0 and e["y"][e["rules"]] > 0 for e in group])
+            rules = np.mean([rules_right(e) for e in group])
             learned = np.mean([e["y"][picked[e["id"]]] > 0 for e in group])
             possible = np.mean([e["y"].any() for e in group])
             rows[style] = (rules, learned)
@@ -128,8 +134,8 @@ def report(entries: list[dict], picked: dict[str, int]) -> None:
         if styles:
             worst_rules, worst_learned = min(styles, key=lambda s: styles[s][0]), min(styles, key=lambda s: styles[s][1])
             print(f"{name:10} worst style: rules {styles[worst_rules][0]:.3f} ({worst_rules}), learned {styles[worst_learned][1]:.3f} ({worst_learned})")
-        better = sum(e["y"][picked[e["id"]]] > 0 and not (e["rules"] >= 0 and e["y"][e["rules"]] > 0) for e in in_set)
-        worse = sum((e["rules"] >= 0 and e["y"][e["rules"]] > 0) and not e["y"][picked[e["id"]]] > 0 for e in in_set)
+        better = sum(e["y"][picked[e["id"]]] > 0 and not rules_right(e) for e in in_set)
+        worse = sum(rules_right(e) and not e["y"][picked[e["id"]]] > 0 for e in in_set)
         print(f"{name:10} the learned choice is right where the rules' is not on {better} questions, and wrong where it is right on {worse}")
 
 
@@ -140,7 +146,7 @@ def _save_cache(path: str | None, entries: list[dict]) -> None:
     np.savez(
         path, features=np.array(FEATURES), x=np.vstack([e["x"] for e in entries]), y=np.concatenate([e["y"] for e in entries]),
         question=np.concatenate([np.full(len(e["y"]), i) for i, e in enumerate(entries)]),
-        **{key: np.array([e[key] for e in entries]) for key in ("id", "style", "contract", "measured", "rules")},
+        **{key: np.array([e[key] for e in entries]) for key in ("id", "style", "contract", "measured")},
     )
 
 
@@ -153,7 +159,7 @@ def _load_cache(path: str | None) -> list[dict] | None:
     rows = stored["question"]
     entries = []
     for i in range(len(stored["id"])):
-        entry = {key: stored[key][i].item() for key in ("id", "style", "contract", "measured", "rules")}
+        entry = {key: stored[key][i].item() for key in ("id", "style", "contract", "measured")}
         entries.append({**entry, "x": stored["x"][rows == i], "y": stored["y"][rows == i]})
     print(f"candidates from {path}")
     return entries
@@ -167,8 +173,7 @@ def question_set(entry: dict) -> str:
 
 def save(entries: list[dict], path: Path) -> None:
     scaler, model = fit(entries)
-    np.savez(path, features=np.array(FEATURES), mean=scaler.mean_, scale=scaler.scale_,
-             coefficients=model.coef_[0], intercept=np.array(model.intercept_[0]))
+    StandardisedLogistic.from_sklearn(model, FEATURES, scaler.mean_, scaler.scale_).save(path)
     print(f"\nwrote {path}, fitted on {len(entries)} questions: " + ", ".join(f"{n} {w:+.2f}" for n, w in zip(FEATURES, model.coef_[0])))
 
 

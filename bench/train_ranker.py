@@ -58,6 +58,7 @@ from engine.boosted_trees import BoostedTrees
 from engine.eval.harness import ensure_documents, load_questions, wording_folds
 from engine.eval.scores import Question, snippet_found
 from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL, use_presence_model
+from engine.logistic import StandardisedLogistic
 from engine.query.meaning import QuestionModel
 from engine.query.rank import FEATURES, MODEL_FILE, candidate_features, in_order
 from engine.query.select import select, to_passage
@@ -353,7 +354,7 @@ def save(path: Path, mean: np.ndarray, scale: np.ndarray, model: Model) -> None:
     if isinstance(model, HistGradientBoostingClassifier):
         BoostedTrees.from_sklearn(model, FEATURES).save(path)
     else:
-        np.savez(path, features=np.array(FEATURES), mean=mean, scale=scale, coefficients=model.coef_[0], intercept=np.array(model.intercept_[0]))
+        StandardisedLogistic.from_sklearn(model, FEATURES, mean, scale).save(path)
     print(f"wrote {path}")
 
 

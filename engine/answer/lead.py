@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.answer.evidence import Evidence, Sentence
+from engine.logistic import StandardisedLogistic
 from engine.text.matching import stems
 
 log = logging.getLogger(__name__)
@@ -94,15 +95,12 @@ class LeadModel:
     """The logistic regression as `bench/train_lead_model.py` saved it (standardised features)."""
 
     def __init__(self, path: Path = MODEL_FILE) -> None:
-        stored = np.load(path, allow_pickle=False)
-        names = [str(n) for n in stored["features"]]
-        if names != FEATURES:
-            raise ValueError(f"{path} was trained on other features ({len(names)}); retrain with bench/train_lead_model.py")
-        self.mean, self.scale = stored["mean"], stored["scale"]
-        self.coefficients, self.intercept = stored["coefficients"], float(stored["intercept"])
+        self.logistic = StandardisedLogistic.from_stored(np.load(path, allow_pickle=False))
+        if self.logistic.names != FEATURES:
+            raise ValueError(f"{path} was trained on other features ({len(self.logistic.names)}); retrain with bench/train_lead_model.py")
 
     def log_odds(self, matrix: np.ndarray) -> np.ndarray:
-        return ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
+        return self.logistic.log_odds(matrix)
 
     def choose(self, evidence: Evidence, candidates: list[Sentence], rules_choice: Sentence | None) -> Sentence | None:
         """The sentence to quote first (`rules_choice` when there is no candidate)."""

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.boosted_trees import BoostedTrees
+from engine.logistic import StandardisedLogistic
 from engine.query.anchors import Candidate
 from engine.query.scope import SearchScope
 from engine.text.matching import stems
@@ -188,20 +189,15 @@ class LearnedRanker:
     def __init__(self, path: Path = MODEL_FILE) -> None:
         stored = np.load(path, allow_pickle=False)
         self.trees = BoostedTrees.from_stored(stored) if "roots" in stored.files else None
-        names = self.trees.names if self.trees is not None else [str(n) for n in stored["features"]]
+        self.logistic = StandardisedLogistic.from_stored(stored) if self.trees is None else None
+        names = self.trees.names if self.trees is not None else self.logistic.names
         if names != FEATURES:
             raise ValueError(f"{path} was trained on other features ({len(names)}); retrain with bench/train_ranker.py")
-        if self.trees is None:
-            self.mean, self.scale = stored["mean"], stored["scale"]
-            self.coefficients, self.intercept = stored["coefficients"], float(stored["intercept"])
 
     def probabilities(self, matrix: np.ndarray) -> np.ndarray:
         if not len(matrix):
             return np.zeros(0)
-        if self.trees is not None:
-            logits = self.trees.log_odds_rows(matrix)
-        else:
-            logits = ((matrix - self.mean) / self.scale) @ self.coefficients + self.intercept
+        logits = self.trees.log_odds_rows(matrix) if self.trees is not None else self.logistic.log_odds(matrix)
         return 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
 
     def rank(self, anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan) -> list[Ranked]:
