@@ -57,6 +57,9 @@ def test_each_candidate_is_described_by_its_arms_and_the_edge_that_reached_it(sa
     assert walked and all(column["walked"][i] == 1.0 and column["hops"][i] >= 1 and column["anchor"][i] == 0.0 for i in walked)
     edges = [name for name in FEATURES if name.startswith("edge_")]
     assert all(sum(column[e][i] for e in edges) == 1.0 for i in walked)  # exactly one edge brought each
+    most_similar = int(np.argmax(column["similarity"]))
+    assert column["similarity_gap"][most_similar] == 0.0 and (column["similarity_gap"] <= 0.0).all()
+    assert np.allclose(column["similarity"] - column["similarity_gap"], column["similarity"][most_similar])
 
 
 def test_the_learned_ranking_orders_the_context_and_keeps_the_budget(sample_library):

@@ -6,7 +6,8 @@ over to unseen contracts: most missed evidence was reached by the walk and then 
 Here each candidate is described by what is known about it whatever the question's words (its
 rank in each search arm, its similarity to the question, the edge path that reached it, how
 far it lies from the anchor, the anchor's own strength, its clause type against the plan, its
-length and place) and a logistic regression trained on dev questions' evidence
+length and place, and how far its similarity and category score lie below the best
+candidate's) and a logistic regression trained on dev questions' evidence
 (`bench/train_ranker.py`, cross-validated by contract) gives the probability that it holds
 evidence. The context is then filled in that order. A ranker of shallow boosted trees can be
 read too, for measuring: trees ranked cuad_dev and the multi-hop questions a little better held
@@ -46,8 +47,12 @@ FEATURES = [
     "walked", "hops", "walk_score", "origin_rank", "origin_score",
     *[f"edge_{edge.lower()}_{direction}" for edge, direction in _EDGES],
     "label_named", "topic_match", "definition", "thin", "log_chars", "position", "word_coverage", "lexicon_coverage",
-    "category_score", "category_rank",
+    "category_score", "category_rank", "similarity_gap", "category_gap",
 ]
+#: features also given as the distance to the question's best candidate: a pointwise model sees
+#: each candidate alone, and a new wording moves every candidate's similarity and category score
+#: together (a scenario's best clause may have a similarity a cuad_dev question's worst has)
+_GAPS = {"similarity_gap": "similarity", "category_gap": "category_score"}
 
 
 @dataclass
@@ -106,8 +111,13 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
         row["category_score"], row["category_rank"] = by_category.get(clause_id, (0.0, math.log1p(_ABSENT_RANK)))
         for edge, direction in _EDGES:
             row[f"edge_{edge.lower()}_{direction}"] = float(bool(follower and (follower.why.edge, follower.why.direction) == (edge, direction)))
-        rows.append([row[name] for name in FEATURES])
-    return candidates, np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+        rows.append(row)
+    for gap, name in _GAPS.items():
+        best = max((row[name] for row in rows), default=0.0)
+        for row in rows:
+            row[gap] = row[name] - best
+    matrix = [[row[name] for name in FEATURES] for row in rows]
+    return candidates, np.asarray(matrix, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
 
 def _category_standing(scope: SearchScope) -> dict[str, tuple[float, float]]:
