@@ -134,6 +134,31 @@ def test_quotes_are_scored_against_the_gold_spans_and_by_wording_style():
     assert (styles["cuad"].false_abstain, styles["keyword"].false_abstain, styles["keyword"].abstain_recall) == (0.0, 1.0, 1.0)
 
 
+def test_scores_are_broken_down_by_cuad_category_and_contractnli_hypothesis():
+    from engine.eval.scores import by_topic, format_groups
+
+    gold = "The Receiving Party may disclose Confidential Information to its employees who need to know it."
+    questions = [
+        Question(id="n1", docs=["7.pdf"], question="Can staff see it?", hypothesis="nda-5", style="plain", evidence=[Evidence(text=gold, page=1)]),
+        Question(id="n2", docs=["8.pdf"], question="employees?", hypothesis="nda-5", style="keyword", evidence=[Evidence(text=gold, page=1)]),
+        Question(id="n3", docs=["8.pdf"], question="Can they reverse engineer it?", hypothesis="nda-10", answerable=False),
+        Question(id="c1", docs=["d.pdf"], question="Which law governs?", category="Governing Law", answerable=False),
+    ]
+    outputs = {
+        "n1": Output(id="n1", context=[ContextPassage(doc="7.pdf", page=1, text=gold)]),
+        "n2": Output(id="n2", abstained=True, context=[ContextPassage(doc="8.pdf", page=1, text="Nothing to do with it.")]),
+        "n3": Output(id="n3", answer="The Recipient may not reverse engineer the samples."),  # answered, should have abstained
+        "c1": Output(id="c1", abstained=True),
+    }
+    topics = by_topic(questions, outputs)
+    assert list(topics) == ["Governing Law", "nda-10", "nda-5"]
+    assert (topics["nda-5"].recall[4000], topics["nda-5"].false_abstain) == (0.5, 0.5)
+    assert (topics["nda-10"].abstain_recall, topics["Governing Law"].abstain_recall) == (0.0, 1.0)
+    table = format_groups(topics, "topic")
+    assert table.splitlines()[0].startswith("by topic") and "abstain-recall 0.000 (nda-10)" in table.splitlines()[-1]
+    assert by_topic(questions[:0], outputs) == {}
+
+
 def test_each_wording_style_is_ranked_by_its_own_fold_and_the_librarys_ranker_comes_back(sample_library, tmp_path):
     """`engine eval --ranker-folds` and `--lead-folds`: a question of a style is ranked, and its
     first quote chosen, by the models trained without that style; a style with no fold, and

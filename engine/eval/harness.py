@@ -26,9 +26,10 @@ from engine.eval.scores import (
     by_hops,
     by_style,
     by_target,
+    by_topic,
     by_type,
     context_prefix,
-    format_styles,
+    format_groups,
     format_table,
     score,
     snippet_found,
@@ -63,6 +64,7 @@ class EvalReport(BaseModel):
     by_hops: dict[str, Scores]
     by_style: dict[str, Scores] = Field(default_factory=dict)
     by_target: dict[str, Scores] = Field(default_factory=dict)
+    by_topic: dict[str, Scores] = Field(default_factory=dict)
     misses: Misses
 
     def render(self, title: str) -> str:
@@ -95,7 +97,9 @@ class EvalReport(BaseModel):
                          f"({s.quotes_per_answer:.1f} quotes per answer, and {s.more_per_answer:.1f} more evidence; "
                          f"{s.evidence_quotes_on_gold:.3f} on gold counting those)")
         if self.by_style:
-            lines += ["", format_styles(self.by_style)]
+            lines += ["", format_groups(self.by_style, "style")]
+        if self.by_topic:
+            lines += ["", format_groups(self.by_topic, "topic")]
         return "\n".join(lines)
 
 
@@ -225,6 +229,7 @@ def report(library: Library, questions: list[Question], outputs: dict[str, Outpu
         by_hops=by_hops(questions, outputs),
         by_style=by_style(questions, outputs),
         by_target=by_target(questions, outputs),
+        by_topic=by_topic(questions, outputs),
         misses=classify_misses(library, questions, outputs, retrievals, mapping),
     )
 

@@ -41,6 +41,7 @@ class Question(BaseModel):
     hops: int = 1
     type: str = "clause"
     category: str | None = None
+    hypothesis: str | None = Field(default=None, description="the ContractNLI hypothesis a question asks about (bench/phrasings): nda-1 ...")
     style: str | None = Field(default=None, description="how the question is worded (bench/phrasings): cuad, plain, legal, ...")
     evidence: list[Evidence] = Field(default_factory=list)
     answer: str | None = None
@@ -271,15 +272,27 @@ def by_style(questions: list[Question], outputs: dict[str, Output]) -> dict[str,
     return breakdown(questions, outputs, lambda q: q.style or "unstyled")
 
 
+def by_topic(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
+    """Scores per CUAD category or ContractNLI hypothesis, for question files that carry one:
+    a mean over styles can hide a topic that fails in every wording."""
+    if not any(_topic(q) for q in questions):
+        return {}
+    return breakdown(questions, outputs, lambda q: _topic(q) or "none")
+
+
+def _topic(question: Question) -> str | None:
+    return question.category or question.hypothesis
+
+
 def by_target(questions: list[Question], outputs: dict[str, Output]) -> dict[str, Scores]:
     """Scores per target of the questions over many contracts (governing law, a category)."""
     listed = [q for q in questions if q.gold_docs is not None]
     return breakdown(listed, outputs, lambda q: q.target or "unknown") if listed else {}
 
 
-def format_styles(rows: dict[str, Scores]) -> str:
-    """Recall, abstention and quoting per wording style, the worst style of each, and the gap
-    between cuad_dev's own wording and the others."""
+def format_groups(rows: dict[str, Scores], group: str = "style") -> str:
+    """Recall, abstention and quoting per group of questions (wording style, topic), and the
+    worst group of each."""
 
     def cell(value: float | None) -> str:
         return f"{value:.3f}" if value is not None else "-"
@@ -292,17 +305,18 @@ def format_styles(rows: dict[str, Scores]) -> str:
         ("quotes-on-gold", lambda s: s.quotes_on_gold, min),
         ("listing-F1", lambda s: s.listing_f1, min),
     ]
-    header = f"{'by style':14} {'n':>6}" + "".join(f" {name:>14}" for name, _, _ in columns)
+    width = max([14, *(len(name) for name in rows)])
+    header = f"{'by ' + group:{width}} {'n':>6}" + "".join(f" {name:>14}" for name, _, _ in columns)
     lines = [header, "-" * len(header)]
     for name, s in rows.items():
-        lines.append(f"{name:14} {s.questions:>6}" + "".join(f" {cell(get(s)):>14}" for _, get, _ in columns))
+        lines.append(f"{name:{width}} {s.questions:>6}" + "".join(f" {cell(get(s)):>14}" for _, get, _ in columns))
     worst = []
     for name, get, pick in columns:
-        values = {style: get(s) for style, s in rows.items() if get(s) is not None}
+        values = {row: get(s) for row, s in rows.items() if get(s) is not None}
         if values:
-            style = pick(values, key=values.get)
-            worst.append(f"{name} {values[style]:.3f} ({style})")
-    lines.append("worst style: " + ", ".join(worst))
+            name_of_worst = pick(values, key=values.get)
+            worst.append(f"{name} {values[name_of_worst]:.3f} ({name_of_worst})")
+    lines.append(f"worst {group}: " + ", ".join(worst))
     return "\n".join(lines)
 
 
