@@ -32,7 +32,6 @@ weights are written beside them (they decide when `trees` is null).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -41,7 +40,7 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from common import BENCH_DIR, add_held_out_arguments, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
+from common import BENCH_DIR, add_held_out_arguments, contract_fold, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.abstain import FEATURES, TREES_DIR, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.boosted_trees import BoostedTrees  # noqa: E402
@@ -109,14 +108,10 @@ def choose_threshold(support: np.ndarray, y: np.ndarray) -> float:
     return float(max(points, key=lambda p: p[1] + (1 - p[2]))[0])  # the best balanced accuracy
 
 
-def contract_fold(contract: str) -> int:
-    return int(hashlib.sha1(contract.encode()).hexdigest(), 16) % CONTRACT_FOLDS
-
-
 def cross_validate(data: dict[str, np.ndarray], fit=fit_trees) -> tuple[np.ndarray, np.ndarray]:
     """Held-out support and abstain decision for every question, grouped by style and contract."""
     x, y, styles = data["x"], data["y"], data["styles"]
-    folds = np.array([contract_fold(c) for c in data["contracts"]])
+    folds = np.array([contract_fold(c, CONTRACT_FOLDS) for c in data["contracts"]])
     support = np.zeros(len(y))
     abstain = np.zeros(len(y), dtype=bool)
     for style in sorted(set(styles)):

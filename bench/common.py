@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -50,6 +51,12 @@ def contract_id(doc_path: str) -> str:
     contractnli:<id> (its PDF is contractnli/pdf/<id>.pdf)."""
     path = Path(doc_path)
     return nda_contract_id(path.stem) if path.parts[:1] == ("contractnli",) else path.stem
+
+
+def contract_fold(contract: str, folds: int) -> int:
+    """Which of `folds` contract folds a contract falls in: by a hash of its name, so every run
+    and every script holding out by contract splits the same way."""
+    return int(hashlib.sha1(contract.encode()).hexdigest(), 16) % folds
 
 
 def contractnli_dev() -> dict:

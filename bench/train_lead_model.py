@@ -27,7 +27,6 @@ per style fitted without it, for `engine eval --lead-folds DIR` to measure the w
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from pathlib import Path
 
@@ -35,7 +34,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from common import add_held_out_arguments, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
+from common import add_held_out_arguments, contract_fold, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.answer.extractive import main_candidates, quote_end, rules_order  # noqa: E402
 from engine.answer.lead import FEATURES, MODEL_FILE, RULES_COLUMN, lead_candidates, lead_features, pick  # noqa: E402
@@ -79,10 +78,6 @@ def collect(library: Library, questions, mapping, folds, measured: bool) -> list
     return entries
 
 
-def contract_fold(contract: str) -> int:
-    return int(hashlib.sha1(contract.encode()).hexdigest(), 16) % CONTRACT_FOLDS
-
-
 def fit(entries: list[dict]) -> tuple[StandardScaler, LogisticRegression]:
     x = np.vstack([e["x"] for e in entries])
     y = np.concatenate([e["y"] for e in entries])
@@ -99,8 +94,8 @@ def cross_validate(entries: list[dict]) -> dict[str, int]:
     measured = [e for e in entries if e["measured"] or not e["style"]]
     for style in sorted({e["style"] for e in measured}):
         for fold in range(CONTRACT_FOLDS):
-            held = [e for e in measured if e["style"] == style and contract_fold(e["contract"]) == fold]
-            train = [e for e in entries if (e["style"] != style or not style) and contract_fold(e["contract"]) != fold]
+            held = [e for e in measured if e["style"] == style and contract_fold(e["contract"], CONTRACT_FOLDS) == fold]
+            train = [e for e in entries if (e["style"] != style or not style) and contract_fold(e["contract"], CONTRACT_FOLDS) != fold]
             if not held:
                 continue
             scaler, model = fit(train)
