@@ -190,7 +190,15 @@ def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: s
 
 
 def learned_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: Model, settings) -> list[str]:
-    """Every candidate in the model's order, as the engine places them (`rank.in_order`)."""
+    """Every candidate in the engine's reading order (`rank.in_order`, likelihood per character)."""
+    probabilities = model.predict_proba((item.features - mean) / scale)[:, 1]
+    text = {id(c): t for c, t in zip(item.candidates, item.texts)}
+    lengths = np.array([len(t) + 1 for t in item.texts])
+    return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities, lengths)]
+
+
+def likeliest_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: Model, settings) -> list[str]:
+    """Every candidate by likelihood alone, whatever its length (the reading order before stop 37)."""
     probabilities = model.predict_proba((item.features - mean) / scale)[:, 1]
     text = {id(c): t for c, t in zip(item.candidates, item.texts)}
     return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities)]
@@ -280,6 +288,7 @@ def main() -> None:
     variants = {  # name -> (question weights, how the context is rebuilt, model kind)
         "learned": (None, learned_order, "logistic"),
         "learned, multi-hop weighted": (weights, learned_order, "logistic"),
+        "same, by likelihood alone": (weights, likeliest_order, "logistic"),
         "anchors learned, weighted": (weights, anchors_order, "logistic"),
         "trees": (None, learned_order, "trees"),
         "trees, multi-hop weighted": (weights, learned_order, "trees"),

@@ -83,6 +83,9 @@ class Passage(BaseModel):
     similarity: float = 0.0
     why: Why
     trimmed: bool = False  # a long clause cut to the part that matters
+    rank: int | None = Field(
+        default=None, description="place by likelihood alone (0 = likeliest) when the context is in another order; None: its place in it"
+    )
 
 
 class Retrieval(BaseModel):
@@ -93,3 +96,10 @@ class Retrieval(BaseModel):
     seconds: float
     timings: dict[str, float] = Field(default_factory=dict)
     considered: list[str] = Field(default_factory=list, description="every clause the search or the walk reached")
+
+    def ranked_passages(self) -> list[Passage]:
+        """The passages likeliest first. `passages` is the context's reading order, which may put
+        a short likely definition before a long likelier clause to fit the budget; what the
+        answerer weighs (the top passages, the best sentences) follows likelihood."""
+        places = [p.rank if p.rank is not None else index for index, p in enumerate(self.passages)]
+        return [p for _, p in sorted(zip(places, self.passages), key=lambda r: r[0])]

@@ -77,7 +77,7 @@ def _presets() -> None:
 
 
 def _show_hits(lib, retrieval) -> None:
-    passages = retrieval.passages
+    passages = retrieval.ranked_passages()
     st.caption(f"{len(passages)} passage{'s' if len(passages) != 1 else ''}, best first · {retrieval.seconds * 1000:.0f} ms")
     for rank, passage in enumerate(passages, start=1):
         hit = lib.hit(passage)

@@ -8,7 +8,7 @@ import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from engine.boosted_trees import LEAF, BoostedTrees
-from engine.query.rank import FEATURES, LearnedRanker, candidate_features, in_order, learned_ranker
+from engine.query.rank import FEATURES, LearnedRanker, candidate_features, in_order, learned_ranker, parts_under_heading
 from engine.text.normalise import normalise
 from models.retrieval import Mode
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
@@ -85,3 +85,37 @@ def test_a_bare_heading_ranked_above_its_part_goes_right_before_it(sample_librar
     likelihood = {"8": 0.9, "6.3": 0.7, "8.1": 0.5}
     ordered = in_order(candidates, np.array([likelihood.get(ref, 0.1) for ref in refs]))
     assert [r.candidate.clause.ref for r in ordered[:3]] == ["6.3", "8", "8.1"]
+
+
+def test_the_context_reads_the_likeliest_evidence_per_character_first(sample_library):
+    """A short clause at fair odds leads a long one at slightly better odds: the context is cut
+    by characters, and the long one would spend the budget the short one needs."""
+    plan, found = _found(sample_library, "How many MI Failures let CCS terminate the framework agreement?", GCLOUD)
+    candidates, _ = candidate_features(found.anchors, found.followers, found.scope, plan)
+    lengths = np.array([len(normalise(c.clause.text)) for c in candidates])
+    searched = [i for i, c in enumerate(candidates) if c.why.kind != "named" and not parts_under_heading(c) and lengths[i] > 100]
+    long, short = max(searched, key=lengths.__getitem__), min(searched, key=lengths.__getitem__)
+    assert lengths[long] > 4 * lengths[short]
+    likelihood = np.full(len(candidates), 0.01)
+    likelihood[long], likelihood[short] = 0.6, 0.5
+
+    def place(order, index):
+        return [r.candidate for r in order].index(candidates[index])
+
+    by_likelihood = in_order(candidates, likelihood)
+    assert place(by_likelihood, long) < place(by_likelihood, short)
+    by_reading = in_order(candidates, likelihood, lengths)
+    assert place(by_reading, short) < place(by_reading, long)
+    assert next(r.probability for r in by_reading if r.candidate is candidates[long]) == 0.6  # the probability is kept as it was
+
+
+def test_the_answerer_weighs_passages_by_likelihood_whatever_their_reading_order(sample_library):
+    settings = sample_library.settings.model_copy(update={"retrieval": sample_library.settings.retrieval.model_copy(update={"ranking": "learned"})})
+    graphs = sample_library.scope([sample_library.find(GCLOUD.name).doc_id])
+    plan = sample_library.engine.plan("How many MI Failures let CCS terminate the framework agreement?", graphs, None, settings)
+    retrieval = sample_library.retriever.retrieve(plan, settings.retrieval, Mode.GRAPH, 8000, graphs)
+    ranked = retrieval.ranked_passages()
+    assert sorted(p.clause_id for p in ranked) == sorted(p.clause_id for p in retrieval.passages)
+    assert [p.score for p in ranked] == sorted((p.score for p in retrieval.passages), reverse=True)
+    assert [p.rank for p in ranked] == sorted(p.rank for p in ranked)
+    assert ranked != retrieval.passages  # here a shorter clause reads before a likelier one

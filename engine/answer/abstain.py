@@ -48,7 +48,8 @@ def features(evidence: Evidence) -> dict[str, float]:
     retrieval = evidence.retrieval
     words = evidence.words
     weights = words.weights
-    top = retrieval.passages[: evidence.settings.abstain.top_passages]
+    ranked = retrieval.ranked_passages()
+    top = ranked[: evidence.settings.abstain.top_passages]
     top_ids = {p.clause_id for p in top}
     sentences = [s for s in evidence.sentences if s.passage.clause_id in top_ids]
     top_clauses = [evidence.clause(p.doc_id, p.clause_id) for p in top]
@@ -58,7 +59,7 @@ def features(evidence: Evidence) -> dict[str, float]:
     topics = set(retrieval.plan.topics)
     in_scope = any(topics & g.clause_types for g in evidence.graphs.values())
     on_top = any(c is not None and (c.clause_type in topics or topics.intersection(c.topics)) for c in top_clauses[:3])
-    first = retrieval.passages[0] if retrieval.passages else None
+    first = ranked[0] if ranked else None
     rarest = max(weights, key=weights.get) if weights else None
     heaviest = max(weights.values(), default=0.0) or 1.0
     missing = [w for s, w in weights.items() if s not in evidence.scope_stems]

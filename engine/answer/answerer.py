@@ -111,7 +111,7 @@ class Answerer:
     def _abstention(self, evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str]) -> Answer:
         scope = "the selected contract does" if len(evidence.graphs) == 1 else "the selected contracts do"
         closest = []
-        for passage in _closest_passages(evidence.retrieval.passages, evidence.settings.closest):
+        for passage in _closest_passages(evidence.retrieval.ranked_passages(), evidence.settings.closest):
             document = evidence.graphs[passage.doc_id].document
             best = evidence.best(passage)
             citation = self.citer.cite_span(best.clause, best.start, best.end) if best else None

@@ -55,7 +55,7 @@ class Evidence:
         by_doc = {g.doc_id: g for g in graphs}
         evidence = cls(retrieval, by_doc, QuestionWords.of(retrieval.plan, graphs, settings.expansion_weight), answer_settings, meaning=meaning)
         top = max((p.score for p in retrieval.passages), default=1.0) or 1.0
-        for rank, passage in enumerate(retrieval.passages):
+        for rank, passage in enumerate(retrieval.ranked_passages()):
             clause = by_doc[passage.doc_id].by_id.get(passage.clause_id)
             if clause is None:
                 continue

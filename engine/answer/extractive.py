@@ -279,7 +279,7 @@ def _names(text: str, label: str) -> bool:
 
 def _followers(evidence: Evidence, quoted: _Quoted):
     """The definitions and cited sections the graph walk reached from one quoted clause."""
-    for passage in evidence.retrieval.passages:
+    for passage in evidence.retrieval.ranked_passages():
         why = passage.why
         if why.kind != "graph" or why.direction != "out" or passage.doc_id != quoted.doc_id or why.via_ref != quoted.ref:
             continue

@@ -60,7 +60,7 @@ class Checked:
 
 
 def context_passages(evidence: Evidence, settings: LLMSettings) -> list[Passage]:
-    return evidence.retrieval.passages[: settings.max_passages]
+    return evidence.retrieval.ranked_passages()[: settings.max_passages]
 
 
 def messages(question: str, passages: list[Passage], settings: LLMSettings, failed: list[str] | None = None) -> list[ChatMessage]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.query.anchors import Candidate
-from engine.query.rank import Ranked
+from engine.query.rank import in_order
 from engine.settings import RetrievalSettings
 from engine.text.normalise import normalise
 from models.plan import QueryPlan
@@ -64,18 +64,25 @@ def select(
     return passages
 
 
-def select_ranked(ranked: list[Ranked], vector: np.ndarray, plan: QueryPlan, budget: int, settings: RetrievalSettings) -> list[Passage]:
-    """The passages in the learned ranking's order until `budget` normalised characters are spent."""
-    passages: list[Passage] = []
+def select_ranked(
+    candidates: list[Candidate], probabilities: np.ndarray, vector: np.ndarray, plan: QueryPlan, budget: int, settings: RetrievalSettings
+) -> list[Passage]:
+    """The passages in the learned ranking's reading order (`rank.in_order` by likelihood per
+    character) until `budget` normalised characters are spent, each scored by its probability
+    and ranked by it alone (`Passage.rank`): what the answerer reads as likeliest."""
+    passages = [to_passage(c, vector, plan, settings) for c in candidates]
+    lengths = np.array([len(normalise(p.text)) + 1 for p in passages])
+    belief = {i: place for place, i in enumerate(sorted(range(len(candidates)), key=lambda i: -probabilities[i]))}
+    index = {id(c): i for i, c in enumerate(candidates)}
+    chosen: list[Passage] = []
     spent = 0
-    for item in ranked:
+    for item in in_order(candidates, probabilities, lengths):
         if spent >= budget:
             break
-        candidate = item.candidate
-        passage = to_passage(candidate, vector, plan, settings).model_copy(update={"score": round(item.probability, 4)})
-        passages.append(passage)
-        spent += len(normalise(passage.text)) + 1
-    return passages
+        i = index[id(item.candidate)]
+        chosen.append(passages[i].model_copy(update={"score": round(item.probability, 4), "rank": belief[i]}))
+        spent += lengths[i]
+    return chosen
 
 
 def to_passage(candidate: Candidate, vector: np.ndarray, plan: QueryPlan, settings: RetrievalSettings) -> Passage:
