@@ -11,7 +11,8 @@ For each answerable question, the graph mode's candidates (anchors and what the 
 are collected with their features and the passage each would become; a candidate is positive
 when its passage holds one of the question's evidence snippets (FORMAT.md's test). A model is
 fitted on the other contracts' questions in each fold and the held-out questions' context is
-rebuilt in its order; recall and completeness at 4k and 8k are printed for the formula and the
+rebuilt in the engine's reading order (likelihood per character; the likelihood order alone is
+printed beside it); recall and completeness at 4k and 8k are printed for the formula and the
 held-out rankings, per set, per type and per hops, with the worst fold. Two kinds of model are
 compared: the logistic regression that ships and shallow boosted trees (scikit-learn's
 HistGradientBoostingClassifier). The trees did a little better here but far worse on

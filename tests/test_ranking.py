@@ -112,10 +112,11 @@ def test_the_context_reads_the_likeliest_evidence_per_character_first(sample_lib
 def test_the_answerer_weighs_passages_by_likelihood_whatever_their_reading_order(sample_library):
     settings = sample_library.settings.model_copy(update={"retrieval": sample_library.settings.retrieval.model_copy(update={"ranking": "learned"})})
     graphs = sample_library.scope([sample_library.find(GCLOUD.name).doc_id])
-    plan = sample_library.engine.plan("How many MI Failures let CCS terminate the framework agreement?", graphs, None, settings)
+    plan = sample_library.engine.plan("When can CCS terminate for a Supplier Insolvency Event?", graphs, None, settings)
     retrieval = sample_library.retriever.retrieve(plan, settings.retrieval, Mode.GRAPH, 8000, graphs)
     ranked = retrieval.ranked_passages()
     assert sorted(p.clause_id for p in ranked) == sorted(p.clause_id for p in retrieval.passages)
-    assert [p.score for p in ranked] == sorted((p.score for p in retrieval.passages), reverse=True)
-    assert [p.rank for p in ranked] == sorted(p.rank for p in ranked)
-    assert ranked != retrieval.passages  # here a shorter clause reads before a likelier one
+    # 5.1 "With Cause", then the definitions of the terms the question names, then by likelihood
+    assert [p.ref for p in ranked[:5]] == ["5.1", '9.1 "Supplier Insolvency Event"', '9.1 "Insolvency Event"', "5.3", "8.11.2"]
+    assert ranked[0].score > ranked[3].score > ranked[4].score > ranked[1].score
+    assert ranked != retrieval.passages  # here shorter clauses read before likelier ones

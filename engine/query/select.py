@@ -69,11 +69,12 @@ def select_ranked(
 ) -> list[Passage]:
     """The passages in the learned ranking's reading order (`rank.in_order` by likelihood per
     character) until `budget` normalised characters are spent, each scored by its probability
-    and ranked by it alone (`Passage.rank`): what the answerer reads as likeliest."""
+    and ranked (`Passage.rank`) as `in_order` places it by likelihood alone, the sections and
+    terms the question names first: what the answerer reads as likeliest."""
     passages = [to_passage(c, vector, plan, settings) for c in candidates]
     lengths = np.array([len(normalise(p.text)) + 1 for p in passages])
-    belief = {i: place for place, i in enumerate(sorted(range(len(candidates)), key=lambda i: -probabilities[i]))}
     index = {id(c): i for i, c in enumerate(candidates)}
+    belief = {index[id(r.candidate)]: place for place, r in enumerate(in_order(candidates, probabilities))}
     chosen: list[Passage] = []
     spent = 0
     for item in in_order(candidates, probabilities, lengths):
