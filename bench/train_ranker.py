@@ -190,19 +190,17 @@ def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: s
     return mean, scale, model
 
 
-def learned_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: Model, settings) -> list[str]:
-    """Every candidate in the engine's reading order (`rank.in_order`, likelihood per character)."""
+def learned_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: Model, settings, per_character: bool = True) -> list[str]:
+    """Every candidate in the engine's reading order (`rank.in_order`, likelihood per character),
+    or by likelihood alone when not `per_character` (the reading order before stop 37)."""
     probabilities = model.predict_proba((item.features - mean) / scale)[:, 1]
     text = {id(c): t for c, t in zip(item.candidates, item.texts)}
-    lengths = np.array([len(t) + 1 for t in item.texts])
+    lengths = np.array([len(t) + 1 for t in item.texts]) if per_character else None  # the texts are normalised, as select_ranked counts
     return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities, lengths)]
 
 
 def likeliest_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: Model, settings) -> list[str]:
-    """Every candidate by likelihood alone, whatever its length (the reading order before stop 37)."""
-    probabilities = model.predict_proba((item.features - mean) / scale)[:, 1]
-    text = {id(c): t for c, t in zip(item.candidates, item.texts)}
-    return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities)]
+    return learned_order(item, mean, scale, model, settings, per_character=False)
 
 
 def anchors_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: Model, settings) -> list[str]:
