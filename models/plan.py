@@ -69,8 +69,18 @@ class QueryPlan(BaseModel):
     terms: list[TermMention] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list, description="the question's own search words and the terms it uses")
     expansions: list[str] = Field(default_factory=list, description="contract synonyms of the keywords, weighted lower")
+    meaning_words: list[str] = Field(
+        default_factory=list, description="those of the expansions that come from the likely categories' lexicon, not the question's words"
+    )
     notes: list[str] = Field(default_factory=list, description="what the planner decided and why")
     dropped: list[str] = Field(default_factory=list, description="values a model proposed that exist nowhere in scope")
+
+    def literal(self) -> QueryPlan:
+        """The plan without the words its meaning added: what a search for the typed words reads."""
+        if not self.meaning_words:
+            return self
+        meant = set(self.meaning_words)
+        return self.model_copy(update={"expansions": [w for w in self.expansions if w not in meant], "meaning_words": []})
 
 
 class ProposedFilters(BaseModel):

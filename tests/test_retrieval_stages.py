@@ -139,3 +139,16 @@ def test_selection_places_followers_after_their_anchor_and_keeps_the_budget(samp
     after_first = passages[1 : 1 + settings.followers[0]]
     led = [p for p in after_first if p.why.kind == "graph"]
     assert all(p.why.via_ref is not None for p in led)
+
+
+def test_the_keyword_mode_searches_the_typed_words_not_the_words_meaning_adds(sample_library):
+    """"governing law" is read as Governing Law, whose lexicon adds words such as "laws" and
+    "construed" to the hybrid and graph searches; a keyword search leaves them out, so words no
+    clause has find nothing however the question model reads them."""
+    graphs = sample_library.scope([sample_library.find(MUTUAL_NDA.name).doc_id])
+    plan = sample_library.engine.plan("governing law", graphs, None)
+    assert plan.meaning_words and set(plan.meaning_words) <= set(plan.expansions)
+    retriever, settings = sample_library.engine.retriever, sample_library.settings.retrieval
+    literal = retriever.retrieve(plan, settings, Mode.KEYWORD, graphs=graphs).plan
+    assert literal.meaning_words == [] and not set(plan.meaning_words) & set(literal.expansions)
+    assert retriever.retrieve(plan, settings, Mode.GRAPH, graphs=graphs).plan.meaning_words == plan.meaning_words

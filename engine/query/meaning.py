@@ -154,7 +154,9 @@ def with_meaning(plan: QueryPlan, guesses: list[CategoryGuess], lexicon: dict[st
     for guess in steering:
         plan.topics += [t for t in clause_types(guess.category) if t not in plan.topics]
         known = set(plan.keywords) | set(plan.expansions)
-        plan.expansions += [w for w in guess.words if w not in known]
+        added = [w for w in guess.words if w not in known]
+        plan.expansions += added
+        plan.meaning_words += added
     if steering:
         plan.notes.append("about (by meaning): " + ", ".join(f"{g.category} ({g.probability:.2f})" for g in steering))
     return plan

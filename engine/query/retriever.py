@@ -81,6 +81,8 @@ class Retriever:
         """`graphs`: the scope's graphs when the caller already has them (the planner needed them too)."""
         started = time.perf_counter()
         budget = budget or settings.budget
+        if mode is Mode.KEYWORD:  # the typed words and their synonyms: a search for words no clause has finds nothing
+            plan = plan.literal()
         graphs = graphs if graphs is not None else self.graphs(plan.scope)
         if not graphs:
             return Retrieval(plan=plan, mode=mode, passages=[], budget=budget, seconds=time.perf_counter() - started)
