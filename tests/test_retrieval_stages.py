@@ -29,7 +29,7 @@ def scope_of(sample_library):
 
 
 def test_modes_choose_stages():
-    assert STAGES[Mode.KEYWORD].arms == (KEYWORD,) and not STAGES[Mode.KEYWORD].walk
+    assert STAGES[Mode.KEYWORD].arms == (KEYWORD,) and not STAGES[Mode.KEYWORD].walk and not STAGES[Mode.KEYWORD].meaning_words
     assert STAGES[Mode.HYBRID].arms == (KEYWORD, VECTOR, TOPIC, CATEGORY) and not STAGES[Mode.HYBRID].named_anchors
     assert STAGES[Mode.GRAPH].named_anchors and STAGES[Mode.GRAPH].walk
 
@@ -148,7 +148,7 @@ def test_the_keyword_mode_searches_the_typed_words_not_the_words_meaning_adds(sa
     graphs = sample_library.scope([sample_library.find(MUTUAL_NDA.name).doc_id])
     plan = sample_library.engine.plan("governing law", graphs, None)
     assert plan.meaning_words and set(plan.meaning_words) <= set(plan.expansions)
-    retriever, settings = sample_library.engine.retriever, sample_library.settings.retrieval
+    retriever, settings = sample_library.retriever, sample_library.settings.retrieval
     literal = retriever.retrieve(plan, settings, Mode.KEYWORD, graphs=graphs).plan
     assert literal.meaning_words == [] and not set(plan.meaning_words) & set(literal.expansions)
     assert retriever.retrieve(plan, settings, Mode.GRAPH, graphs=graphs).plan.meaning_words == plan.meaning_words

@@ -36,15 +36,18 @@ from models.retrieval import Mode, Retrieval
 
 @dataclass(frozen=True)
 class Stages:
-    """What a mode runs: which search arms, and whether named anchors and the walk follow."""
+    """What a mode runs: which search arms, whether they search the words the question's meaning
+    adds (its likely categories' lexicon) beside the typed ones, and whether named anchors and
+    the walk follow."""
 
     arms: tuple[str, ...]
+    meaning_words: bool = True  # off, a search for words no clause has finds nothing
     named_anchors: bool = False
     walk: bool = False
 
 
 STAGES: dict[Mode, Stages] = {
-    Mode.KEYWORD: Stages(arms=(KEYWORD,)),
+    Mode.KEYWORD: Stages(arms=(KEYWORD,), meaning_words=False),
     Mode.VECTOR: Stages(arms=(VECTOR,)),
     Mode.HYBRID: Stages(arms=(KEYWORD, VECTOR, TOPIC, CATEGORY)),
     Mode.GRAPH: Stages(arms=(KEYWORD, VECTOR, TOPIC, CATEGORY), named_anchors=True, walk=True),
@@ -81,7 +84,7 @@ class Retriever:
         """`graphs`: the scope's graphs when the caller already has them (the planner needed them too)."""
         started = time.perf_counter()
         budget = budget or settings.budget
-        if mode is Mode.KEYWORD:  # the typed words and their synonyms: a search for words no clause has finds nothing
+        if not STAGES[mode].meaning_words:
             plan = plan.literal()
         graphs = graphs if graphs is not None else self.graphs(plan.scope)
         if not graphs:
