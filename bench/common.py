@@ -101,3 +101,28 @@ def held_out_library(args, preset: str | None = None):
     if args.presence_model:
         use_presence_model(Path(args.presence_model))
     return library, (load_fold_models(Path(args.fold_models)) if args.fold_models else None)
+
+
+def id_sample(questions: list, every: int) -> list:
+    """One in `every` of the questions, chosen by a hash of the id, so every run takes the same ones."""
+    return [q for q in questions if every <= 1 or int(hashlib.sha1(q.id.encode()).hexdigest(), 16) % every == 0]
+
+
+class PresenceFolds:
+    """Which presence model scores a contract: the fold model that never read its labels."""
+
+    def __init__(self, folder: Path | None, default: Path) -> None:
+        self.default, self.current = default, None
+        self.model_of: dict[str, Path] = {}
+        if folder is not None:
+            for name, contracts in json.loads((folder / "contracts.json").read_text()).items():
+                self.model_of.update({contract: folder / name for contract in contracts})
+
+    def use_for(self, doc_path: str) -> None:
+        """Score from now on with the model for this contract (the default for "")."""
+        model = self.model_of.get(contract_id(doc_path), self.default)
+        if model != self.current:
+            from engine.fields.presence import use_presence_model  # here: most benchmarks never load the model
+
+            use_presence_model(model)
+            self.current = model
