@@ -10,15 +10,22 @@ by the question model trained without its style, so the meaning features are out
 
 Cross-validation: the questions are grouped by wording style and by contract (three folds of
 contracts). For each held-out (style, contract fold) a model is fitted on the other
-styles' questions over the other contracts, its threshold chosen on those training questions
-as models fitted without each of their contract folds judge them (the widest margin to both
-targets, abstain recall >= 0.85 and false-abstain <= 0.15; the best balanced accuracy if none
-meets both), and applied to the held-out questions. The
+styles' questions over the other contracts (and the other styles' `--training-questions`),
+its threshold chosen on those training questions as models fitted without each of their
+contract folds judge them (the widest margin to both targets, abstain recall >= 0.85 and
+false-abstain <= 0.15; the best balanced accuracy if none meets both), and applied to the
+held-out questions. The
 figures printed per style are those held-out decisions: no question is decided by a model
 that saw its wording or its contract. Questions in no style (the multi-hop sets, each in a
 wording of its own, most about no CUAD category) are held out by contract alone: a model
 trained on the other contracts' questions of that kind decides them. The curve per style is
 the same held-out support against a sweep of thresholds.
+
+`--training-questions` (bench/phrasings/build.py's training-only phrasings) are only trained
+on, one in `--training-every` of them, and only those over contracts no measured question asks
+about; `--presence-folds DIR` scores their contracts with the presence fold model that never
+read their labels (bench/train_presence.py --folds-out), so their category features are as
+sure as a new contract's. They widen the wordings and the contracts the decision learns from.
 
 Two models are cross-validated side by side: shallow boosted trees (scikit-learn's
 HistGradientBoostingClassifier, which can learn that low word coverage matters less when the
@@ -40,11 +47,20 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from common import BENCH_DIR, add_held_out_arguments, contract_fold, held_out_library, require_shared_data  # noqa: E402  (puts the project on sys.path)
+from common import (  # noqa: E402  (puts the project on sys.path)
+    BENCH_DIR,
+    PresenceFolds,
+    add_held_out_arguments,
+    contract_fold,
+    held_out_library,
+    id_sample,
+    require_shared_data,
+)
 from engine.answer.abstain import FEATURES, TREES_DIR, features  # noqa: E402
 from engine.answer.evidence import Evidence  # noqa: E402
 from engine.boosted_trees import BoostedTrees  # noqa: E402
 from engine.eval.harness import ensure_documents, load_questions, wording_folds  # noqa: E402
+from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL  # noqa: E402
 from engine.service import Library  # noqa: E402
 from engine.settings import PRESETS_DIR  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
@@ -60,11 +76,15 @@ TREES = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05, "l2_regularizat
 TREES_FILE = "abstain_trees.npz"
 
 
-def collect(library: Library, questions, mapping, folds) -> dict[str, np.ndarray]:
+def collect(library: Library, questions, mapping, folds, measured: bool = True, presence: PresenceFolds | None = None) -> dict[str, np.ndarray]:
+    """The features of every question that gets an abstain decision; `presence` switches the
+    presence model per contract (the measured questions keep the one in use)."""
     rows, labels, ids, styles, contracts = [], [], [], [], []
     with wording_folds(library, folds) as read_as:
         for number, question in enumerate(questions, start=1):
             read_as(question.style)
+            if presence is not None:
+                presence.use_for(question.docs[0])
             doc_ids = [mapping[d] for d in question.docs]
             result = library.engine.run(question.question, doc_ids, mode=Mode.GRAPH, answer=False)
             if result.retrieval is None:  # an enumeration: answered from the fields, no abstain decision
@@ -77,8 +97,12 @@ def collect(library: Library, questions, mapping, folds) -> dict[str, np.ndarray
             contracts.append(question.docs[0])
             if number % 200 == 0:
                 print(f"  {number}/{len(questions)} questions", file=sys.stderr)
-    return {"x": np.array(rows), "y": np.array(labels), "ids": np.array(ids), "styles": np.array(styles),
-            "contracts": np.array(contracts), "features": np.array(FEATURES)}
+    return {"x": np.array(rows).reshape(-1, len(FEATURES)), "y": np.array(labels), "ids": np.array(ids), "styles": np.array(styles),
+            "contracts": np.array(contracts), "measured": np.full(len(ids), measured), "features": np.array(FEATURES)}
+
+
+def joined(first: dict[str, np.ndarray], second: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {key: first[key] if key == "features" else np.concatenate([first[key], second[key]]) for key in first}
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray) -> LogisticRegression:
@@ -109,17 +133,20 @@ def choose_threshold(support: np.ndarray, y: np.ndarray) -> float:
 
 
 def cross_validate(data: dict[str, np.ndarray], fit=fit_trees) -> tuple[np.ndarray, np.ndarray]:
-    """Held-out support and abstain decision for every question, grouped by style and contract."""
-    x, y, styles = data["x"], data["y"], data["styles"]
+    """Held-out support and abstain decision for every measured question, grouped by style and
+    contract. A training-only question's contract is never measured, so it trains every fold
+    but its own style's."""
+    x, y, styles, measured = data["x"], data["y"], data["styles"], data["measured"]
     folds = np.array([contract_fold(c, CONTRACT_FOLDS) for c in data["contracts"]])
+    other_contracts = (folds[:, None] != np.arange(CONTRACT_FOLDS)) | ~measured[:, None]
     support = np.zeros(len(y))
     abstain = np.zeros(len(y), dtype=bool)
-    for style in sorted(set(styles)):
+    for style in sorted(set(styles[measured])):
         for fold in range(CONTRACT_FOLDS):
-            held = (styles == style) & (folds == fold)
-            train = (styles != style) & (folds != fold)
+            held = measured & (styles == style) & (folds == fold)
+            train = (styles != style) & other_contracts[:, fold]
             if style == UNSTYLED:  # no wording style to hold out: other contracts' questions of the kind train
-                train = folds != fold
+                train = other_contracts[:, fold]
             if not held.any():
                 continue
             model = fit(x[train], y[train])
@@ -140,7 +167,10 @@ def held_out_support(fit, x: np.ndarray, y: np.ndarray, folds: np.ndarray) -> np
 
 
 def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray) -> None:
-    y, styles = data["y"], data["styles"]
+    """The measured questions' held-out decisions."""
+    measured = data["measured"]
+    data = {key: value if key == "features" else value[measured] for key, value in data.items()}
+    y, styles, support, abstain = data["y"], data["styles"], support[measured], abstain[measured]
     print(f"\nheld-out decisions (cross-validated by style x {CONTRACT_FOLDS} contract folds)")
     print(f"{'style':10} {'n':>6} {'answerable':>10} {'abstain recall':>15} {'false-abstain':>14}")
     table = {}
@@ -177,6 +207,9 @@ def main() -> int:
     parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
     parser.add_argument("--model", choices=list(FITS), default="trees", help="the model that decides (the other is cross-validated beside it)")
+    parser.add_argument("--training-questions", nargs="*", default=[], help="question files only trained on (their contracts must be unmeasured)")
+    parser.add_argument("--training-every", type=int, default=4, metavar="N", help="train on one in N training questions (default 4)")
+    parser.add_argument("--presence-folds", type=Path, help="presence fold models scoring the training questions' contracts (bench/train_presence.py --folds-out)")
     args = parser.parse_args()
 
     require_shared_data()
@@ -185,16 +218,29 @@ def main() -> int:
         data = dict(np.load(cache, allow_pickle=False))
         if list(data["features"]) != list(FEATURES):
             sys.exit(f"error: {cache} holds other features ({', '.join(data['features'])}); delete it to collect again")
+        data.setdefault("measured", np.ones(len(data["y"]), dtype=bool))  # a cache from before training-only questions
         print(f"features from {cache} ({len(data['y'])} questions)")
     else:
         library, folds = held_out_library(args, args.preset)
         questions = [q for path in args.questions for q in load_questions(Path(path))]
-        mapping = ensure_documents(library, questions, Path(args.data))
+        measured_contracts = {q.docs[0] for q in questions}
+        training = [
+            q for path in args.training_questions for q in id_sample(load_questions(Path(path)), args.training_every)
+            if q.docs[0] not in measured_contracts
+        ]
+        mapping = ensure_documents(library, questions + training, Path(args.data))
         data = collect(library, questions, mapping, folds)
+        if training:
+            default = Path(args.presence_model) if args.presence_model else PRESENCE_MODEL
+            data = joined(data, collect(library, training, mapping, folds, measured=False, presence=PresenceFolds(args.presence_folds, default)))
         if cache is not None:
             np.savez(cache, **data)
-    x, y = data["x"], data["y"]
-    sample = f"{len(y)} questions, {int(y.sum())} answerable, {len(set(data['contracts']))} contracts, styles: {', '.join(sorted(set(data['styles'])))}"
+    x, y, measured = data["x"], data["y"], data["measured"]
+    sample = (
+        f"{int(measured.sum())} questions, {int(y[measured].sum())} answerable, {len(set(data['contracts'][measured]))} contracts, "
+        f"styles: {', '.join(sorted(set(data['styles'][measured])))}"
+        + (f"; and {int((~measured).sum())} training-only over {len(set(data['contracts'][~measured]))} other contracts" if (~measured).any() else "")
+    )
     print(sample)
     held_out = {}
     for kind in sorted(FITS, key=lambda k: k == args.model):  # the deciding model last, its table and curve in full
@@ -207,9 +253,10 @@ def main() -> int:
     weights, bias = logistic.coef_[0], float(logistic.intercept_[0])
     print("\nlogistic fitted on every question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")
     model = FITS[args.model](x, y)
-    threshold = choose_threshold(support, y)  # on the deciding model's held-out support, cross-validated above
-    print(f"{args.model} threshold {threshold:.2f}, chosen on its held-out support (abstain recall {rates(support, y, threshold)[0]:.3f}, "
-          f"false-abstain {rates(support, y, threshold)[1]:.3f} there)")
+    support, judged = support[measured], y[measured]
+    threshold = choose_threshold(support, judged)  # on the deciding model's held-out support, cross-validated above
+    print(f"{args.model} threshold {threshold:.2f}, chosen on its held-out support (abstain recall {rates(support, judged, threshold)[0]:.3f}, "
+          f"false-abstain {rates(support, judged, threshold)[1]:.3f} there)")
     if args.write:
         trees = None
         if args.model == "trees":
