@@ -38,9 +38,9 @@ with a ranker trained without its contracts and its style changed 12 of its 1,14
 at 4k (scenario +3, cuad -5, keyword -2, yesno -2; stop 39). The evidence ranked out lies in
 clauses the clause-category model scores below the top candidate, whatever the wording.
 
-With `--hold-docs`, `--fold-rankers-out DIR` writes one ranker per wording style, trained without those contracts
-and without that style; `engine eval --ranker-folds DIR` then ranks each question with the one
-that never saw its contract or its wording.
+With `--hold-docs`, `--fold-rankers-out DIR` writes one ranker per wording style, trained
+without those contracts and without that style; `engine eval --ranker-folds DIR` then ranks
+each question with the one that never saw its contract or its wording.
 """
 
 from __future__ import annotations
