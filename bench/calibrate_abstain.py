@@ -3,6 +3,7 @@ trade-off curve per style.
 
     .venv/bin/python bench/calibrate_abstain.py --questions data/phrasings/cuad_phrasings.jsonl \\
         --fold-models DIR [--db DIR] [--preset NAME] [--write]
+        [--training-questions FILE ... [--training-every N] --presence-folds DIR]
 
 For every question: retrieve (graph mode, as the app does) and compute the abstain features
 (engine/answer/abstain.py). With `--fold-models` (bench/phrasings/folds.py) a question is read

@@ -79,7 +79,8 @@ SETS = {
     "training_phrasings": PROJECT_ROOT / "data" / "phrasings" / "training_cuad.jsonl",  # and this, in training-only wording
 }
 DEFAULT_SETS = ["multihop_dev", "dev_extra", "cuad_dev"]  # the shipped ranker's; adding phrasings measured no better held out by wording
-SINGLE_CLAUSE_SETS = {"cuad_dev", "phrasings", "training_phrasings"}  # one category's labelled spans per question, not a multi-hop chain
+PHRASING_SETS = {"phrasings", "training_phrasings"}  # cuad_dev's questions in other words, sampled by --phrasings-every
+SINGLE_CLAUSE_SETS = {"cuad_dev", *PHRASING_SETS}  # one category's labelled spans per question, not a multi-hop chain
 CUAD_STYLE = "cuad"  # cuad_dev's own wording, as the phrasing files name it
 BUDGETS = (4000, 8000)
 C = 1.0  # inverse regularisation, a priori (standardised features, tens of thousands of rows)
@@ -258,7 +259,7 @@ def main() -> None:
         if not SETS[name].is_file():
             sys.exit(f"error: {SETS[name]} is missing; build it with .venv/bin/python bench/phrasings/build.py")
         questions = load_questions(SETS[name])
-        if name in ("phrasings", "training_phrasings"):
+        if name in PHRASING_SETS:
             questions = phrasing_sample(questions, args.phrasings_every)
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"{name}: collecting candidates for {sum(q.answerable for q in questions)} answerable questions", flush=True)
