@@ -6,6 +6,7 @@ grouped by contract, beside the hand-set formula, on every dev question set.
                                            [--presence-folds DIR] [--presence-model FILE] [--question-model FILE]
                                            [--question-folds DIR] [--phrasings-every N]
                                            [--hold-docs FILE --held-out-model FILE [--fold-rankers-out DIR]]
+                                           [--compare-without FEATURE ...]
 
 For each answerable question, the graph mode's candidates (anchors and what the walk reached)
 are collected with their features and the passage each would become; a candidate is positive
@@ -37,6 +38,10 @@ contract. Neither ships: with training_phrasings, ranking each style of the phra
 with a ranker trained without its contracts and its style changed 12 of its 1,146 snippets
 at 4k (scenario +3, cuad -5, keyword -2, yesno -2; stop 39). The evidence ranked out lies in
 clauses the clause-category model scores below the top candidate, whatever the wording.
+
+`--compare-without FEATURE ...` cross-validates the chosen variant a second time with those
+features' columns zeroed, on the same folds, to see what they add (an ablation, printed as a
+column beside the others).
 
 With `--hold-docs`, `--fold-rankers-out DIR` writes one ranker per wording style, trained
 without those contracts and without that style; `engine eval --ranker-folds DIR` then ranks
@@ -203,6 +208,18 @@ def anchors_order(item: Collected, mean: np.ndarray, scale: np.ndarray, model: M
     return [normalise(p.text) for p in passages]
 
 
+def without(items: list[Collected], names: list[str]) -> list[Collected]:
+    """The items with these features' columns zeroed: a model fitted on them cannot use them."""
+    columns = [FEATURES.index(name) for name in names]
+
+    def zeroed(matrix: np.ndarray) -> np.ndarray:
+        matrix = matrix.copy()
+        matrix[:, columns] = 0.0
+        return matrix
+
+    return [dataclasses.replace(item, features=zeroed(item.features)) for item in items]
+
+
 def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     """The multi-hop questions weigh as much as cuad_dev's together: there are far fewer, and
     what they need (the clauses the answer depends on) is what the graph is for."""
@@ -243,6 +260,8 @@ def main() -> None:
     parser.add_argument("--question-folds", type=Path, help="DIR/<style>.npz (bench/phrasings/folds.py) reads the questions of that style; cuad_dev's are style cuad")
     parser.add_argument("--phrasings-every", type=int, default=4, metavar="N", help="train on one in N answerable phrasings (default 4)")
     parser.add_argument("--fold-rankers-out", type=Path, help="with --hold-docs: DIR/<style>.npz, each trained without those contracts and that wording style")
+    parser.add_argument("--compare-without", nargs="+", default=[], metavar="FEATURE", choices=FEATURES,
+                        help="also cross-validate the chosen variant without these features (their columns zeroed)")
     parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
@@ -277,17 +296,22 @@ def main() -> None:
         "trees": (None, learned_order, "trees"),
         "trees, multi-hop weighted": (weights, learned_order, "trees"),
     }
+    dropped: dict[str, list[str]] = {}  # variant -> the features it is fitted without
+    if args.compare_without:
+        comparison = f"{args.variant}, without {', '.join(args.compare_without)}"
+        variants[comparison], dropped[comparison] = variants[args.variant], args.compare_without
     retrieval = library.settings.retrieval
     sources: dict[str, dict[str, dict[str, float]]] = {"formula": {i.question.id: context_scores(i.question, i.formula) for i in items}}
     fold_rows: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
     folds = folds_of(items, args.folds)
     for name, (weighting, order, kind) in variants.items():
         sources[name] = {}
+        seen = without(items, dropped[name]) if name in dropped else items
         for contracts in folds:
-            train = [i for i in items if i.group not in contracts]
+            train = [i for i in seen if i.group not in contracts]
             mean, scale, model = fit(train, weighting, kind)
             rows = []
-            for item in (i for i in items if i.group in contracts):
+            for item in (i for i in seen if i.group in contracts):
                 sources[name][item.question.id] = context_scores(item.question, order(item, mean, scale, model, retrieval))
                 rows.append(sources[name][item.question.id])
             fold_rows[name].append(mean_scores(rows))
