@@ -15,3 +15,7 @@ class NotFoundError(ClausegraphError):
 
 class EmbeddingMismatchError(ClausegraphError):
     """The store's vectors were made by another embedding model than the one configured."""
+
+
+class StoreLocationError(ClausegraphError):
+    """The store location names a place this app cannot keep a library in (an object-store URL)."""

@@ -12,13 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import ClausegraphError
+from engine.errors import ClausegraphError, StoreLocationError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_STORE = PROJECT_ROOT / "data" / "store"
@@ -29,9 +31,33 @@ DEFAULT_PRESET = "default"
 
 
 def store_path(explicit: str | Path | None = None) -> Path:
-    """Where the store lives: --db, else $CLAUSEGRAPH_DB, else data/store."""
-    chosen = explicit or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    """Where the store lives: --db, else $CLAUSEGRAPH_DB, else data/store.
+
+    A `file://` URL is its local folder. Any other URL is refused before anything is written:
+    taken as a path, `s3://bucket/lib` made a local folder named `s3:` and the user believed
+    the library was shared."""
+    chosen = str(explicit or os.environ.get(STORE_ENV) or DEFAULT_STORE)
+    if _URL.match(chosen):
+        url = urlsplit(chosen)
+        if url.scheme.lower() != "file" or url.netloc not in ("", "localhost"):
+            raise StoreLocationError(
+                f"{_without_credentials(url)} is not a folder on this machine. A library is kept in a local folder "
+                f"(--db DIR or ${STORE_ENV}); stores on object storage or other machines are not supported yet, "
+                "and nothing was written there."
+            )
+        chosen = unquote(url.path)
     return Path(chosen).expanduser().resolve()
+
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _without_credentials(url: SplitResult) -> str:
+    """The URL as it may be shown: a user name or secret written into it stays out of messages."""
+    host = url.hostname or ""
+    if url.port:
+        host = f"{host}:{url.port}"
+    return urlunsplit((url.scheme, host, url.path, "", ""))
 
 
 class _Section(BaseModel):

@@ -34,6 +34,18 @@ def test_library_lists_the_contracts(app_on, sample_library):
     assert row["Pages"] == 31 and row["Title"] == "G-CLOUD 8 FRAMEWORK AGREEMENT"
 
 
+def test_a_store_on_object_storage_stops_the_app_with_its_reason(monkeypatch):
+    monkeypatch.setenv("CLAUSEGRAPH_DB", "s3://bucket/lib")
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == [
+        "The contract library cannot be opened: s3://bucket/lib is not a folder on this machine. A library is kept in a "
+        "local folder (--db DIR or $CLAUSEGRAPH_DB); stores on object storage or other machines are not supported yet, "
+        "and nothing was written there."
+    ]
+
+
 def test_a_new_library_gets_the_samples_then_upload_and_delete(app_on, tmp_path):
     at = app_on(tmp_path / "fresh")
     assert at.subheader[0].value == "3 contracts"  # the samples, added at first start

@@ -71,6 +71,21 @@ def test_store_location_comes_from_the_environment(tmp_path):
     assert (db / "lance").is_dir()
 
 
+def test_a_store_on_object_storage_is_refused_and_nothing_is_written(tmp_path):
+    """`--db s3://bucket/lib` once wrote a local folder named `s3:` and reported success."""
+    for args, env in (
+        (["ingest", "--db", "s3://bucket/lib", str(MUTUAL_NDA)], {}),
+        (["list"], {"CLAUSEGRAPH_DB": "s3://bucket/lib"}),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "engine", *args], cwd=tmp_path, capture_output=True, text=True,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PROJECT_ROOT), **env}, timeout=120,
+        )
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.startswith("error: s3://bucket/lib is not a folder on this machine.")
+        assert result.stdout == "" and list(tmp_path.iterdir()) == []
+
+
 def test_ask_prints_cited_answers_abstentions_and_the_format_json(tmp_path):
     db = str(tmp_path / "store")
     assert engine("ingest", "--db", db, str(MUTUAL_NDA)).returncode == 0

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from engine.cli import main
-from engine.settings import PRESETS_DIR, PresetError, Settings, overrides
+from engine.errors import StoreLocationError
+from engine.settings import PRESETS_DIR, PresetError, Settings, overrides, store_path
 
 
 def test_the_default_settings_are_the_default_preset_file():
@@ -47,3 +48,18 @@ def test_one_value_is_overridden_over_the_preset_and_a_malformed_one_is_refused(
     assert settings.retrieval.budget == default.retrieval.budget and settings.fingerprint() != default.fingerprint()
     with pytest.raises(PresetError, match="SECTION.NAME=VALUE"):
         overrides(["retrieval.category_weight"])
+
+
+def test_a_file_url_is_its_folder_and_any_other_url_is_refused_without_its_secrets(tmp_path, monkeypatch):
+    assert store_path(f"file://{tmp_path}/my%20library") == tmp_path / "my library"
+    assert store_path(f"file://localhost{tmp_path}") == tmp_path
+    with pytest.raises(StoreLocationError) as refused:
+        store_path("s3://AKIAEXAMPLE:wJalrSECRET@contracts-bucket/team/lib")
+    message = str(refused.value)
+    assert message.startswith("s3://contracts-bucket/team/lib is not a folder on this machine.")
+    assert "AKIAEXAMPLE" not in message and "wJalrSECRET" not in message
+    monkeypatch.setenv("CLAUSEGRAPH_DB", "gs://bucket/lib")
+    with pytest.raises(StoreLocationError, match="^gs://bucket/lib is not a folder"):
+        store_path()
+    with pytest.raises(StoreLocationError, match="^file://fileserver/share is not a folder"):
+        store_path("file://fileserver/share")  # a file URL naming another machine
