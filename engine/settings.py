@@ -166,6 +166,10 @@ class ExtractiveSettings(_Section):
     lead_tie: float = Field(
         ge=0, le=1, description="passages whose ranking probabilities differ by at most this are equally likely: the question's own words choose the first quote among them"
     )
+    quote_citing: bool = Field(
+        description="a clause the walk reached because it cites one the search found ('the undertakings in clauses 3 and 4 "
+        "will continue in force...') may state the answer, not only support it"
+    )
 
 
 class AnswerSettings(_Section):

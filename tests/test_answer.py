@@ -76,6 +76,18 @@ def test_the_top_clauses_speak_in_the_retrievers_order_with_the_exceptions_they_
     assert normalise(cited.quote).endswith("will be unlimited") and "clause 4.6.2, which it refers to" in answer.lead
 
 
+def test_a_clause_qualifying_the_ones_the_search_found_may_state_the_answer(ask, doc):
+    """Clause 9 says nothing of confidentiality in words: "The undertakings in clauses 3 and 4
+    will continue in force...". The walk reaches it because it cites clause 4, the search's
+    best hit, and it is what answers how long those undertakings last."""
+    answer = ask("How long do the confidentiality obligations last?", [doc(MUTUAL_NDA)])
+    assert not answer.abstained
+    assert (answer.citations[0].ref, answer.citations[0].page) == ("9", 2)
+    assert normalise(answer.citations[0].quote).startswith("the undertakings in clauses 3 and 4 will continue in force")
+    assert [c.ref for c in answer.citations[1:3]] == ["3", "4"] and answer.more_evidence == {2, 3}  # what it qualifies, folded
+    assert "with Section 3, which it refers to; Section 4, which it refers to" in answer.lead
+
+
 def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_it(ask, doc):
     answer = ask("When does this agreement become effective?", [doc(HIGHWAYS_NDA)])
     assert not answer.abstained

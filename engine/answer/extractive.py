@@ -16,7 +16,8 @@ from engine.answer.lead import LeadModel
 from engine.answer.question_words import contract_fact
 from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
-from models.retrieval import Passage
+from models.edge import EdgeType
+from models.retrieval import Passage, Why
 
 @dataclass
 class Extract:
@@ -102,9 +103,20 @@ def _main_sentences(evidence: Evidence, lead: LeadModel | None) -> list[Sentence
 
 
 def main_candidates(evidence: Evidence) -> list[Sentence]:
-    """The sentences that may state the answer: those of the clauses the search found and of
-    their parts; a definition or a cited section the walk added supports a quote, it is not one."""
-    return [s for s in evidence.sentences if s.passage.why.kind != "graph" or s.passage.why.edge == "PARENT_OF"]
+    """The sentences that may state the answer: those of the clauses the search found, of their
+    parts and (`quote_citing`) of the clauses citing them, which often qualify them ("the
+    undertakings in clauses 3 and 4 will continue in force..." answers how long they last); a
+    definition or a cited section the walk added supports a quote, it is not one."""
+    citing = evidence.settings.extractive.quote_citing
+    return [s for s in evidence.sentences if _may_state(s.passage.why, citing)]
+
+
+def _may_state(why: Why, citing: bool) -> bool:
+    return why.kind != "graph" or why.edge == "PARENT_OF" or (citing and _cites_a_found_clause(why))
+
+
+def _cites_a_found_clause(why: Why) -> bool:
+    return why.kind == "graph" and why.edge == "REFERENCES" and why.direction == "in"
 
 
 def rules_order(evidence: Evidence, candidates: list[Sentence]) -> list[Sentence]:
@@ -249,6 +261,10 @@ def _supporting(evidence: Evidence, main: list[Sentence]):
     seen = {s.passage.clause_id for s in main}
     named: list[tuple[Passage, str, int, int]] = []
     unnamed: list[tuple[float, Passage, str, int, int]] = []
+    for passage, relation, start, end in _cited_by_quotes(evidence, main):
+        if passage.clause_id not in seen:
+            seen.add(passage.clause_id)
+            named.append((passage, relation, start, end))
     frontier = [_Quoted(s.passage.doc_id, s.clause.ref, s.text) for s in main]
     for depth in range(evidence.settings.extractive.support_depth):
         reached: list[_Quoted] = []
@@ -271,6 +287,23 @@ def _supporting(evidence: Evidence, main: list[Sentence]):
             seen.add(passage.clause_id)
             yield passage, relation, start, end
 
+
+
+def _cited_by_quotes(evidence: Evidence, main: list[Sentence]):
+    """For a quoted clause the walk reached because it cites a clause the search found ("the
+    undertakings in clauses 3 and 4 will continue in force"), the clauses it cites that the
+    context holds, in reading order: what it qualifies."""
+    passages = {(p.doc_id, p.clause_id): p for p in evidence.retrieval.ranked_passages()}
+    for sentence in main:
+        why, doc_id = sentence.passage.why, sentence.passage.doc_id
+        graph = evidence.graphs.get(doc_id)
+        if graph is None or not _cites_a_found_clause(why):
+            continue
+        cited = [e.dst for e in graph.out_edges.get(sentence.passage.clause_id, []) if e.type is EdgeType.REFERENCES]
+        for passage in sorted((passages[doc_id, c] for c in set(cited) if (doc_id, c) in passages), key=lambda p: graph.by_id[p.clause_id].order):
+            span = _best_sentence(evidence, passage)
+            if span is not None:
+                yield passage, f"{section_name(passage.ref)}, which it refers to", *span
 
 
 def _names(text: str, label: str) -> bool:
