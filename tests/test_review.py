@@ -136,7 +136,8 @@ def test_a_rule_may_ask_the_teams_own_question(grid_library):
     assert (verdict.topic[:2], verdict.found, verdict.source, verdict.status) == ("q-", True, Source.SEARCH, Status.AMBER)
     assert verdict.why == ("Has an answer to “How long do the confidentiality obligations last?”, but no length could be read "
                            "from it (the playbook requires at least 2 years): check it.")  # the NDA sets no period: a look, not a pass
-    assert (verdict.citations[0].ref, verdict.citations[0].page) == ("4", 1) and _verbatim(library, verdict.citations)
+    # clause 9, "The undertakings in clauses 3 and 4 will continue in force [indefinitely][for [insert number] years...]"
+    assert (verdict.citations[0].ref, verdict.citations[0].page) == ("9", 2) and _verbatim(library, verdict.citations)
 
 
 def test_a_bad_playbook_is_not_kept_with_the_library(grid_library, tmp_path):
