@@ -75,8 +75,8 @@ def nda_categories(data: dict | None = None) -> dict[str, str]:
 
 def add_held_out_arguments(parser, questions_help: str, questions: list[str] | None = None) -> None:
     """The options of a script that fits on question files with models that never saw them:
-    the questions (`questions` by default; required without), the store, and the held-out
-    question models, ranker and presence model."""
+    the questions (`questions` by default; required without), the store, the held-out
+    question models, ranker and presence model, and settings the run overrides."""
     from engine.eval.harness import DEFAULT_DATA
 
     parser.add_argument("--questions", nargs="+", default=questions, required=questions is None, help=questions_help)
@@ -85,17 +85,19 @@ def add_held_out_arguments(parser, questions_help: str, questions: list[str] | N
     parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
     parser.add_argument("--ranker", help="a candidate ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
     parser.add_argument("--presence-model", help="a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting (repeatable), as engine eval --set")
 
 
 def held_out_library(args, preset: str | None = None):
-    """The library of `--db` with the held-out ranker and presence model of `args` in use, and
-    the question models by style (None without `--fold-models`)."""
+    """The library of `--db`, with the settings `--set` overrides and the held-out ranker and
+    presence model of `args` in use, and the question models by style (None without `--fold-models`)."""
     from engine.eval.harness import load_fold_models
     from engine.fields.presence import use_presence_model
     from engine.query.rank import LearnedRanker
     from engine.service import Library
+    from engine.settings import Settings, overrides, store_path
 
-    library = Library(args.db, preset=preset)
+    library = Library(settings=Settings(store_dir=store_path(args.db), preset=preset, **overrides(args.set)))
     if args.ranker:
         library.retriever.ranker = LearnedRanker(Path(args.ranker))
     if args.presence_model:
