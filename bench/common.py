@@ -76,7 +76,7 @@ def nda_categories(data: dict | None = None) -> dict[str, str]:
 def add_held_out_arguments(parser, questions_help: str, questions: list[str] | None = None) -> None:
     """The options of a script that fits on question files with models that never saw them:
     the questions (`questions` by default; required without), the store, the held-out
-    question models, ranker and presence model, and settings the run overrides."""
+    question models, ranker, presence model and query adapter, and settings the run overrides."""
     from engine.eval.harness import DEFAULT_DATA
 
     parser.add_argument("--questions", nargs="+", default=questions, required=questions is None, help=questions_help)
@@ -85,14 +85,16 @@ def add_held_out_arguments(parser, questions_help: str, questions: list[str] | N
     parser.add_argument("--fold-models", help="DIR/<style>.npz question models, each trained without its style")
     parser.add_argument("--ranker", help="a candidate ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
     parser.add_argument("--presence-model", help="a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
+    parser.add_argument("--query-adapter", help="a query adapter fitted without these contracts (bench/train_query_adapter.py --held-out-model)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting (repeatable), as engine eval --set")
 
 
 def held_out_library(args, preset: str | None = None):
-    """The library of `--db`, with the settings `--set` overrides and the held-out ranker and
-    presence model of `args` in use, and the question models by style (None without `--fold-models`)."""
+    """The library of `--db`, with the settings `--set` overrides and the held-out ranker,
+    presence model and query adapter of `args` in use, and the question models by style (None without `--fold-models`)."""
     from engine.eval.harness import load_fold_models
     from engine.fields.presence import use_presence_model
+    from engine.query.query_adapter import use_query_adapter
     from engine.query.rank import LearnedRanker
     from engine.service import Library
     from engine.settings import Settings, overrides, store_path
@@ -102,6 +104,8 @@ def held_out_library(args, preset: str | None = None):
         library.retriever.ranker = LearnedRanker(Path(args.ranker))
     if args.presence_model:
         use_presence_model(Path(args.presence_model))
+    if args.query_adapter:
+        use_query_adapter(Path(args.query_adapter))
     return library, (load_fold_models(Path(args.fold_models)) if args.fold_models else None)
 
 

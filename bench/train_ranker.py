@@ -4,7 +4,7 @@ grouped by contract, beside the hand-set formula, on every dev question set.
     .venv/bin/python bench/train_ranker.py [--db data/bench-store] [--sets multihop_dev dev_extra cuad_dev phrasings]
                                            [--folds 5] [--retrieval KEY=VALUE ...] [--write]
                                            [--presence-folds DIR] [--presence-model FILE] [--question-model FILE]
-                                           [--question-folds DIR] [--phrasings-every N]
+                                           [--question-folds DIR] [--phrasings-every N] [--query-adapter FILE]
                                            [--hold-docs FILE --held-out-model FILE [--fold-rankers-out DIR]]
                                            [--compare-without FEATURE ...]
 
@@ -70,6 +70,7 @@ from engine.eval.scores import Question, snippet_found
 from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL
 from engine.logistic import StandardisedLogistic
 from engine.query.meaning import QuestionModel
+from engine.query.query_adapter import use_query_adapter
 from engine.query.rank import FEATURES, MODEL_FILE, candidate_features, in_order
 from engine.query.select import select, to_passage
 from engine.service import Library
@@ -262,6 +263,7 @@ def main() -> None:
     parser.add_argument("--fold-rankers-out", type=Path, help="with --hold-docs: DIR/<style>.npz, each trained without those contracts and that wording style")
     parser.add_argument("--compare-without", nargs="+", default=[], metavar="FEATURE", choices=FEATURES,
                         help="also cross-validate the chosen variant without these features (their columns zeroed)")
+    parser.add_argument("--query-adapter", type=Path, help="a query adapter fitted without these contracts (bench/train_query_adapter.py --held-out-model)")
     parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
@@ -270,6 +272,8 @@ def main() -> None:
     retrieval = retrieval.model_validate({**retrieval.model_dump(), **dict(change.split("=", 1) for change in args.retrieval)})
     library.settings = library.settings.model_copy(update={"retrieval": retrieval})  # collect() reads library.settings
     presence = PresenceFolds(args.presence_folds, args.presence_model)
+    if args.query_adapter:
+        use_query_adapter(args.query_adapter)
     if args.question_model:
         library.engine.meaning = QuestionModel(args.question_model)
     readers = {path.stem: QuestionModel(path) for path in sorted(args.question_folds.glob("*.npz"))} if args.question_folds else None

@@ -120,6 +120,9 @@ class RetrievalSettings(_Section):
         ge=0, description="share of a search arm the clause-model ranking (the question's likely categories) counts for"
     )
     chain_definitions: bool = Field(description="a definition using another defined term brings that one at no extra hop")
+    query_adapter: bool = Field(
+        description="the vector arm searches with the question's vector moved by the learnt query adapter (engine/query/query_adapter.py) toward the clauses that answer such questions, as far as the question model is sure of the question's category"
+    )
     window_keyword_weight: float = Field(description="weight of the question's words when choosing a long clause's window")
     heading_boost: float = Field(description="BM25 weight of a word in a heading beside one in the text")
     expansion_boost: float = Field(description="BM25 weight of a contract synonym beside the question's own word")

@@ -113,6 +113,7 @@ TIERS = {
     "test_review.py": "integration",
     "test_phrasings.py": "unit",
     "test_playbook.py": "unit",
+    "test_query_adapter.py": "unit",
     "test_settings.py": "unit",
     "test_boosted_trees.py": "unit",
     "test_spelling.py": "unit",

@@ -130,3 +130,22 @@ def test_over_more_contracts_than_are_answered_each_only_the_best_matches_are_re
         "How does the Crown Commercial Service award a Call-Off Contract?", filters=Filters(clause_types=[ClauseType.OTHER]), settings=small
     )
     assert sorted(filtered.plan.scope) == sorted(doc_ids.values())
+
+
+def test_the_vector_arm_searches_with_the_question_moved_toward_what_answers_such_questions(sample_library, doc_ids):
+    """'How much can we get back at most if things go wrong?' shares no word with the framework
+    agreement's cap (4.6.1: "each Party's total aggregate liability ... shall not exceed"). The
+    question model reads it as a cap on liability, so the query adapter moves its vector toward
+    where contracts set caps, and vector search alone puts the cap first; the plain vector does not."""
+    question = "How much can we get back at most if things go wrong?"
+    settings = sample_library.settings
+    plain = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"query_adapter": False})})
+    adapted = sample_library.engine.run(question, [doc_ids[GCLOUD.name]], mode=Mode.VECTOR, answer=False).retrieval
+    as_typed = sample_library.engine.run(question, [doc_ids[GCLOUD.name]], settings=plain, mode=Mode.VECTOR, answer=False).retrieval
+    assert adapted.plan.categories[0].category == "Cap On Liability"
+    assert (adapted.passages[0].ref, adapted.passages[0].why.arms) == ("4.6.1", {"vector": 1})
+    assert [p.ref for p in as_typed.passages].index("4.6.1") >= 3  # the plain vector ranks clauses that speak of loss first
+    # only the search moved: each clause's similarity to the question, which the ranking reads, did not
+    similarity = {p.ref: p.similarity for p in adapted.passages}
+    assert all(similarity[p.ref] == p.similarity for p in as_typed.passages if p.ref in similarity)
+    assert "4.6.4" in similarity  # ("in no event shall either Party be liable ... for any loss of profits"): in both contexts

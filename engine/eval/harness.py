@@ -35,6 +35,7 @@ from engine.eval.scores import (
     snippet_found,
 )
 from engine.fields.presence import use_presence_model
+from engine.query.query_adapter import use_query_adapter
 from engine.fields.stored import FieldsReadNow
 from engine.llm import parse_llm
 from engine.query.meaning import QuestionModel
@@ -293,6 +294,9 @@ def main(args, library: Library) -> int:
     if args.ranker:
         library.retriever.ranker = LearnedRanker(Path(args.ranker))
         print(f"ranked by {args.ranker}, a ranker trained without these contracts")
+    if args.query_adapter:
+        use_query_adapter(Path(args.query_adapter))
+        print(f"searched with {args.query_adapter}, a query adapter fitted without these contracts")
     folds = load_fold_models(Path(args.fold_models)) if args.fold_models else None
     if folds:
         print(f"cross-validated by wording: questions of style {', '.join(folds)} are read by a question model trained without it")

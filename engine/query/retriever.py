@@ -23,6 +23,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from engine.embed import Embedder
 from engine.query.anchors import Candidate, inject_named, ranked_anchors
 from engine.query.arms import CATEGORY, KEYWORD, TOPIC, VECTOR, search
+from engine.query.query_adapter import search_vector
 from engine.query.scope import SearchScope
 from engine.query.rank import LearnedRanker, learned_ranker
 from engine.query.select import select, select_ranked
@@ -111,9 +112,10 @@ class Retriever:
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         stages = STAGES[mode]
-        vector = self.embedder.encode_question(plan.read_as or plan.question)
+        plain = self.embedder.encode_question(plan.read_as or plan.question)
+        adapted = search_vector(plain, plan, settings.query_adapter)
         timings["embed"] = time.perf_counter() - started
-        scope = SearchScope.of(plan, graphs, vector)
+        scope = SearchScope.of(plan, graphs, plain, adapted)
 
         searched = time.perf_counter()
         anchors = ranked_anchors(search(self.store, scope, stages.arms, settings), scope)
@@ -124,7 +126,7 @@ class Retriever:
             inject_named(scope, anchors)
         followers: list[Candidate] = walk(anchors, scope, settings) if stages.walk else []
         timings["walk"] = time.perf_counter() - walked
-        return Candidates(vector, scope, anchors, followers)
+        return Candidates(scope.vector, scope, anchors, followers)
 
 
 @dataclass
