@@ -185,7 +185,9 @@ def in_order(candidates: list[Candidate], probabilities: np.ndarray, lengths: np
     asks for: the sections the question names lead, each followed by its parts in reading
     order; the definitions of terms it uses follow the best candidate; a clause that is only a
     heading over its parts goes right before the first of them (its words are theirs)."""
-    parts = {c.clause.clause_id: set(parts_under_heading(c)) for c in candidates}  # empty unless a bare heading
+    # empty unless a bare heading; a preamble is not one: its parts are the parties, and its own
+    # words (the agreement's title and date) are what a date or title question needs first
+    parts = {c.clause.clause_id: set(parts_under_heading(c)) if c.clause.kind is not ClauseKind.PREAMBLE else set() for c in candidates}
     priority = np.asarray(probabilities, dtype=float) if lengths is None else reading_priority(probabilities, lengths)
     ranked = [Ranked(candidates[i], float(probabilities[i])) for i in sorted(range(len(candidates)), key=lambda i: -priority[i])]
     sections = sorted((r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order < 0), key=lambda r: r.candidate.order)
