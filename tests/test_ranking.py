@@ -87,6 +87,20 @@ def test_a_bare_heading_ranked_above_its_part_goes_right_before_it(sample_librar
     assert [r.candidate.clause.ref for r in ordered[:3]] == ["6.3", "8", "8.1"]
 
 
+def test_a_preamble_keeps_its_place_ahead_of_its_parts(sample_library):
+    """The Highways NDA's preamble ("THIS AGREEMENT is made on [date] BETWEEN:") is short and
+    has parts (the parties' blocks), but it is not their heading: its own words answer a date
+    question, so the likeliest passage stays first however unlikely its parts are."""
+    plan, found = _found(sample_library, "When does this agreement become effective?", HIGHWAYS_NDA)
+    candidates, _ = candidate_features(found.anchors, found.followers, found.scope, plan)
+    preamble = next(c for c in candidates if c.clause.ref == "Preamble")
+    parts = [c for c in candidates if c.clause.clause_id in parts_under_heading(preamble)]
+    assert parts, "a part of the preamble is among the candidates"
+    likelihood = np.array([0.9 if c is preamble else 0.05 if c in parts else 0.3 for c in candidates])
+    ordered = in_order(candidates, likelihood)
+    assert ordered[0].candidate is preamble
+
+
 def test_the_context_reads_the_likeliest_evidence_per_character_first(sample_library):
     """A short clause at fair odds leads a long one at slightly better odds: the context is cut
     by characters, and the long one would spend the budget the short one needs."""
