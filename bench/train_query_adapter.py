@@ -65,7 +65,6 @@ class ContractVectors:
     vectors: np.ndarray
     owner: np.ndarray  # clause row of each vector
     rows_of: dict[str, np.ndarray]  # doc_id -> indexes into vectors
-    clauses_of: dict[str, list[str]]  # doc_id -> clause ids, in clause-row order
 
 
 def collect(library: Library, files: list[Path], data: Path) -> tuple[list[Item], np.ndarray, ContractVectors]:
@@ -81,7 +80,7 @@ def collect(library: Library, files: list[Path], data: Path) -> tuple[list[Item]
     owner = np.array(list(range(len(clause_rows))) + [row_of[w["clause_id"]] for w in windows])
     doc_of_row = np.array([r["doc_id"] for r in clause_rows])
     rows_of = {d: np.where(doc_of_row[owner] == d)[0] for d in wanted}
-    clauses_of = {d: [i for i in range(len(clause_rows)) if doc_of_row[i] == d] for d in wanted}
+    clauses_of = {d: np.where(doc_of_row == d)[0].tolist() for d in wanted}  # doc_id -> its clause rows
 
     items, texts = [], []
     for source, question in questions:
@@ -95,7 +94,7 @@ def collect(library: Library, files: list[Path], data: Path) -> tuple[list[Item]
         items.append(Item(question.id, source, question.style or "", contract_id(question.docs[0]), doc_id, gold))
         texts.append(without_parties(question.question, graph.party_names))
     print(f"{len(items)} answerable questions with an answering clause, {len(wanted)} contracts; embedding them", file=sys.stderr)
-    return items, library.embedder.encode(texts), ContractVectors(vectors, owner, rows_of, clauses_of)
+    return items, library.embedder.encode(texts), ContractVectors(vectors, owner, rows_of)
 
 
 def fit(items: list[Item], questions: np.ndarray, contracts: ContractVectors, l2: float, epochs: int = EPOCHS) -> np.ndarray:

@@ -35,10 +35,10 @@ from engine.eval.scores import (
     snippet_found,
 )
 from engine.fields.presence import use_presence_model
-from engine.query.query_adapter import use_query_adapter
 from engine.fields.stored import FieldsReadNow
 from engine.llm import parse_llm
 from engine.query.meaning import QuestionModel
+from engine.query.query_adapter import use_query_adapter
 from engine.query.rank import LearnedRanker
 from engine.service import Library
 from engine.settings import PROJECT_ROOT

@@ -156,7 +156,7 @@ def search(store: ClauseStore, scope: SearchScope, arms: tuple[str, ...], settin
     if KEYWORD in arms:
         searched.append(KeywordArm(store, where, plan, settings))
     if VECTOR in arms:
-        searched.append(VectorArm(store, where, scope.vector if scope.search_vector is None else scope.search_vector, settings.pool))
+        searched.append(VectorArm(store, where, scope.search_vector, settings.pool))
     fused = fuse(searched, plan.question, settings.pool * len(searched))
     if TOPIC in arms and plan.topics:
         topical = [

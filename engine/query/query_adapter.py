@@ -49,16 +49,19 @@ class QueryAdapter:
         """The vector moved by `weight` (0: as it is; 1: wholly adapted) toward A v, normalised."""
         if self.matrix is None or weight <= 0:
             return vector
-        moved = self.matrix @ vector
-        moved = (1 - weight) * vector + weight * moved / max(float(np.linalg.norm(moved)), 1e-12)
-        norm = float(np.linalg.norm(moved))
-        adapted = moved / norm if norm > 0 else vector.copy()
+        blended = (1 - weight) * vector + weight * _unit(self.matrix @ vector)
+        adapted = _unit(blended) if blended.any() else vector.copy()
         adapted.setflags(write=False)
         return adapted
 
     @staticmethod
     def save(path: Path, matrix: np.ndarray, **facts) -> None:
         np.savez_compressed(path, matrix=matrix.astype(np.float32), **facts)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    """The vector at length 1 (a zero vector stays zero)."""
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
 @cache

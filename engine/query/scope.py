@@ -26,12 +26,13 @@ class SearchScope:
     similarity: dict[str, float]  # clause id -> cosine with the question (its best window)
     allowed: set[str] | None  # clause ids passing the hard filters; None: no hard filter
     by_id: dict[str, tuple[Clause, DocGraph]]
-    search_vector: np.ndarray | None = None  # the vector arm's, if not `vector`: moved by the query adapter
+    search_vector: np.ndarray  # what the vector arm searches with: `vector`, or it moved by the query adapter
 
     @classmethod
     def of(cls, plan: QueryPlan, graphs: list[DocGraph], vector: np.ndarray, search_vector: np.ndarray | None = None) -> SearchScope:
         by_id = {c.clause_id: (c, g) for g in graphs for c in g.clauses}
-        return cls(plan, graphs, vector, similarities(graphs, vector), allowed(plan, graphs), by_id, search_vector)
+        searched = vector if search_vector is None else search_vector
+        return cls(plan, graphs, vector, similarities(graphs, vector), allowed(plan, graphs), by_id, searched)
 
     @cached_property
     def category_likelihood(self) -> dict[str, np.ndarray]:
