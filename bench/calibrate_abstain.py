@@ -3,7 +3,7 @@ trade-off curve per style.
 
     .venv/bin/python bench/calibrate_abstain.py --questions data/phrasings/cuad_phrasings.jsonl \\
         --fold-models DIR [--db DIR] [--preset NAME] [--write]
-        [--training-questions FILE ... [--training-every N] --presence-folds DIR]
+        [--training-questions FILE ... [--training-every N] --presence-folds DIR --query-adapter-folds DIR]
 
 For every question: retrieve (graph mode, as the app does) and compute the abstain features
 (engine/answer/abstain.py). With `--fold-models` (bench/phrasings/folds.py) a question is read
@@ -26,7 +26,9 @@ the same held-out support against a sweep of thresholds.
 on, one in `--training-every` of them, and only those over contracts no measured question asks
 about; `--presence-folds DIR` scores their contracts with the presence fold model that never
 read their labels (bench/train_presence.py --folds-out), so their category features are as
-sure as a new contract's. They widen the wordings and the contracts the decision learns from.
+sure as a new contract's, and `--query-adapter-folds DIR` moves them with the query adapter
+fitted without their contract (the adapter was fitted on these very questions). They widen
+the wordings and the contracts the decision learns from.
 
 Two models are cross-validated side by side: shallow boosted trees (scikit-learn's
 HistGradientBoostingClassifier, which can learn that low word coverage matters less when the
@@ -50,6 +52,7 @@ from sklearn.linear_model import LogisticRegression
 
 from common import (  # noqa: E402  (puts the project on sys.path)
     BENCH_DIR,
+    AdapterFolds,
     PresenceFolds,
     add_held_out_arguments,
     contract_fold,
@@ -62,6 +65,7 @@ from engine.answer.evidence import Evidence  # noqa: E402
 from engine.boosted_trees import BoostedTrees  # noqa: E402
 from engine.eval.harness import ensure_documents, load_questions, wording_folds  # noqa: E402
 from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL  # noqa: E402
+from engine.query.query_adapter import MODEL_FILE as ADAPTER_MODEL  # noqa: E402
 from engine.service import Library  # noqa: E402
 from engine.settings import PRESETS_DIR  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
@@ -77,15 +81,20 @@ TREES = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05, "l2_regularizat
 TREES_FILE = "abstain_trees.npz"
 
 
-def collect(library: Library, questions, mapping, folds, measured: bool = True, presence: PresenceFolds | None = None) -> dict[str, np.ndarray]:
-    """The features of every question that gets an abstain decision; `presence` switches the
-    presence model per contract (the measured questions keep the one in use)."""
+def collect(
+    library: Library, questions, mapping, folds, measured: bool = True, presence: PresenceFolds | None = None, adapters: AdapterFolds | None = None,
+) -> dict[str, np.ndarray]:
+    """The features of every question that gets an abstain decision; `presence` and `adapters`
+    switch the presence model and the query adapter per contract (the measured questions keep
+    the ones in use)."""
     rows, labels, ids, styles, contracts = [], [], [], [], []
     with wording_folds(library, folds) as read_as:
         for number, question in enumerate(questions, start=1):
             read_as(question.style)
             if presence is not None:
                 presence.use_for(question.docs[0])
+            if adapters is not None:
+                adapters.use_for(question.docs[0])
             doc_ids = [mapping[d] for d in question.docs]
             result = library.engine.run(question.question, doc_ids, mode=Mode.GRAPH, answer=False)
             if result.retrieval is None:  # an enumeration: answered from the fields, no abstain decision
@@ -211,6 +220,7 @@ def main() -> int:
     parser.add_argument("--training-questions", nargs="*", default=[], help="question files only trained on (their contracts must be unmeasured)")
     parser.add_argument("--training-every", type=int, default=4, metavar="N", help="train on one in N training questions (default 4)")
     parser.add_argument("--presence-folds", type=Path, help="presence fold models scoring the training questions' contracts (bench/train_presence.py --folds-out)")
+    parser.add_argument("--query-adapter-folds", type=Path, help="query adapters by contract fold moving the training questions (bench/train_query_adapter.py --folds-out)")
     args = parser.parse_args()
 
     require_shared_data()
@@ -233,7 +243,10 @@ def main() -> int:
         data = collect(library, questions, mapping, folds)
         if training:
             default = Path(args.presence_model) if args.presence_model else PRESENCE_MODEL
-            data = joined(data, collect(library, training, mapping, folds, measured=False, presence=PresenceFolds(args.presence_folds, default)))
+            adapters = AdapterFolds(args.query_adapter_folds, Path(args.query_adapter) if args.query_adapter else ADAPTER_MODEL)
+            data = joined(data, collect(
+                library, training, mapping, folds, measured=False, presence=PresenceFolds(args.presence_folds, default), adapters=adapters,
+            ))
         if cache is not None:
             np.savez(cache, **data)
     x, y, measured = data["x"], data["y"], data["measured"]

@@ -114,21 +114,41 @@ def id_sample(questions: list, every: int) -> list:
     return [q for q in questions if every <= 1 or int(hashlib.sha1(q.id.encode()).hexdigest(), 16) % every == 0]
 
 
-class PresenceFolds:
-    """Which presence model scores a contract: the fold model that never read its labels."""
+class FoldModels:
+    """Which of a model's fold files serves a contract: the one fitted without it (`DIR/contracts.json`
+    names the contracts each file left out), `default` for a contract none left out. `use` puts
+    a file in use."""
 
-    def __init__(self, folder: Path | None, default: Path) -> None:
-        self.default, self.current = default, None
+    def __init__(self, folder: Path | None, default: Path, use) -> None:
+        self.default, self.use, self.current = default, use, None
         self.model_of: dict[str, Path] = {}
         if folder is not None:
             for name, contracts in json.loads((folder / "contracts.json").read_text()).items():
                 self.model_of.update({contract: folder / name for contract in contracts})
 
     def use_for(self, doc_path: str) -> None:
-        """Score from now on with the model for this contract (the default for "")."""
+        """Serve from now on with the model for this contract (the default for "")."""
         model = self.model_of.get(contract_id(doc_path), self.default)
         if model != self.current:
-            from engine.fields.presence import use_presence_model  # here: most benchmarks never load the model
-
-            use_presence_model(model)
+            self.use(model)
             self.current = model
+
+
+class PresenceFolds(FoldModels):
+    """Which presence model scores a contract: the fold model that never read its labels
+    (bench/train_presence.py --folds-out)."""
+
+    def __init__(self, folder: Path | None, default: Path) -> None:
+        from engine.fields.presence import use_presence_model  # here: most benchmarks never load the model
+
+        super().__init__(folder, default, use_presence_model)
+
+
+class AdapterFolds(FoldModels):
+    """Which query adapter moves a question about a contract: the one fitted without that
+    contract's questions (bench/train_query_adapter.py --folds-out)."""
+
+    def __init__(self, folder: Path | None, default: Path) -> None:
+        from engine.query.query_adapter import use_query_adapter
+
+        super().__init__(folder, default, use_query_adapter)

@@ -4,6 +4,7 @@ how near the search vector brings each question's answering clause, per wording 
     .venv/bin/python bench/train_query_adapter.py --data data/phrasings \\
         --questions data/phrasings/training_cuad.jsonl data/phrasings/training_contractnli.jsonl \\
         [--measure FILE ...] [--db DIR] [--cache FILE] [--write] [--hold-docs FILE --held-out-model FILE]
+        [--folds-out DIR]
 
 Each answerable question is paired with the clauses of its contract that hold a lawyers' span
 (a shared word 5-gram, the harness's test of a quote on gold) and contrasted with every other
@@ -19,11 +20,14 @@ the clause rank of the best answering clause (recall at 5 and 10, MRR) with the 
 with the held-out adapter, and the worst style. `--measure` files (the evaluation phrasings, the
 multi-hop sets) are scored with an adapter fitted on the training questions of the other
 contracts only. Leaving a style out of training (`--leave-style-out`) fits one adapter per style.
+`--folds-out` keeps one adapter per contract fold, for training the ranker on adapted
+similarities no training contract's own questions shaped (bench/train_ranker.py --query-adapter-folds).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import sys
 from collections import defaultdict
@@ -152,6 +156,21 @@ def cross_validated(items, questions, contracts, l2: float, leave_style_out: boo
     return ranks
 
 
+def write_folds(folder: Path, items: list[Item], questions: np.ndarray, contracts: ContractVectors, l2: float) -> None:
+    """One adapter per contract fold, fitted without it: a model trained on what the adapter
+    gives (the ranker) reads a training contract's questions as moved by the adapter that never
+    saw that contract, as sure as a new contract's (bench/common.py's AdapterFolds picks it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    left_out: dict[str, list[str]] = {}
+    for fold in range(CONTRACT_FOLDS):
+        train = [k for k, i in enumerate(items) if contract_fold(i.contract, CONTRACT_FOLDS) != fold]
+        name = f"fold{fold}.npz"
+        QueryAdapter.save(folder / name, fit([items[k] for k in train], questions[train], contracts, l2), l2=l2)
+        left_out[name] = sorted({i.contract for i in items} - {items[k].contract for k in train})
+    (folder / "contracts.json").write_text(json.dumps(left_out, indent=1))
+    print(f"wrote {CONTRACT_FOLDS} fold adapters to {folder}")
+
+
 def table(title: str, items: list[Item], plain: np.ndarray, adapted: np.ndarray) -> None:
     print(f"\n{title}")
     print(f"{'style':10} {'n':>5}  {'r@5 plain':>9} {'adapted':>8}  {'r@10 plain':>10} {'adapted':>8}  {'MRR plain':>9} {'adapted':>8}")
@@ -178,6 +197,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, help="collected questions and vectors (.pkl): read if it exists, else written")
     parser.add_argument("--hold-docs", type=Path, help="contract ids (one per line) left out of --held-out-model")
     parser.add_argument("--held-out-model", type=Path, help="an adapter fitted without the --hold-docs contracts, for engine eval --query-adapter")
+    parser.add_argument("--folds-out", type=Path, help="DIR/fold<k>.npz, each fitted without one contract fold, and DIR/contracts.json naming them")
     parser.add_argument("--write", action="store_true", help=f"save the adapter fitted on every training question to {MODEL_FILE}")
     args = parser.parse_args()
     require_shared_data()
@@ -217,6 +237,8 @@ def main() -> int:
         kept = [k for k in train if items[k].contract not in held]
         QueryAdapter.save(args.held_out_model, fit([items[k] for k in kept], questions[kept], contracts, chosen), l2=chosen)
         print(f"wrote {args.held_out_model} (fitted on {len(kept)} questions, without the contracts of {args.hold_docs})")
+    if args.folds_out:
+        write_folds(args.folds_out, training_items, questions[train], contracts, chosen)
     if args.write:
         QueryAdapter.save(MODEL_FILE, fit(training_items, questions[train], contracts, chosen), l2=chosen)
         print(f"wrote {MODEL_FILE} (fitted on {len(train)} questions)")

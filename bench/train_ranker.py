@@ -5,6 +5,7 @@ grouped by contract, beside the hand-set formula, on every dev question set.
                                            [--folds 5] [--retrieval KEY=VALUE ...] [--write]
                                            [--presence-folds DIR] [--presence-model FILE] [--question-model FILE]
                                            [--question-folds DIR] [--phrasings-every N] [--query-adapter FILE]
+                                           [--query-adapter-folds DIR]
                                            [--hold-docs FILE --held-out-model FILE [--fold-rankers-out DIR]]
                                            [--compare-without FEATURE ...]
 
@@ -21,14 +22,20 @@ ContractNLI's NDAs, which none of these sets has (measure a ranker there with `e
 --ranker FILE`), so they do not ship. `--write` saves the model `--variant` names, fitted on
 every question, to engine/query/ranker.npz.
 
-Two features read other trained models, so they are computed as on a contract or a wording
+Some features read other trained models, so they are computed as on a contract or a wording
 those models never saw: `--presence-folds DIR` (bench/train_presence.py --folds-out) scores each
 contract's clauses with the presence model that never read its labels (the rest with
 `--presence-model`, default the shipped one), and `--question-model FILE` reads the questions
 with a question model trained without their wording (bench/phrasings/folds.py's `cuad.npz`), so
 the ranker learns how far to trust a category guess as sure as a new wording's, not as sure as
 one the question model was fitted on. `--question-folds DIR` does the same per wording style:
-each question is read by the fold model trained without its style.
+each question is read by the fold model trained without its style. `--query-adapter-folds DIR`
+(bench/train_query_adapter.py --folds-out) moves each question with the query adapter fitted
+without its contract, so the adapted similarities the ranker learns from are as sure as a new
+contract's (the adapter's training questions ask about the same contracts as cuad_dev). Held
+out (stop 42), neither this nor three more features reading the adapted similarity (its value,
+rank and gap to the best) ranked better: CUAD phrasings recall@4k 0.829 -> 0.830 and 0.825,
+multi-hop complete@8k 0.750 -> 0.729 with the features; the shipped ranker is trained without.
 
 The `phrasings` set (data/phrasings/cuad_phrasings.jsonl, from bench/phrasings/build.py) adds
 cuad_dev's questions asked in other words, one in `--phrasings-every` of them, so the ranker
@@ -62,7 +69,9 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
-from common import BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, PresenceFolds, contract_id, id_sample, require_shared_data
+from common import (
+    BENCH_DIR, BENCH_STORE, PROJECT_ROOT, SHARED_DATA, AdapterFolds, PresenceFolds, contract_id, id_sample, require_shared_data,
+)
 
 from engine.boosted_trees import BoostedTrees
 from engine.eval.harness import ensure_documents, load_questions, wording_folds
@@ -70,6 +79,7 @@ from engine.eval.scores import Question, snippet_found
 from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL
 from engine.logistic import StandardisedLogistic
 from engine.query.meaning import QuestionModel
+from engine.query.query_adapter import MODEL_FILE as ADAPTER_MODEL
 from engine.query.query_adapter import use_query_adapter
 from engine.query.rank import FEATURES, MODEL_FILE, candidate_features, in_order
 from engine.query.select import select, to_passage
@@ -127,7 +137,7 @@ def phrasing_sample(questions: list[Question], every: int) -> list[Question]:
 
 def collect(
     library: Library, questions: list[Question], mapping: dict[str, str], source: str,
-    presence: PresenceFolds | None = None, readers: dict[str, QuestionModel] | None = None,
+    presence: PresenceFolds | None = None, readers: dict[str, QuestionModel] | None = None, adapters: AdapterFolds | None = None,
 ) -> list[Collected]:
     """`readers`: wording style -> the question model that reads it (cuad_dev's questions are
     style "cuad"); the library's own when absent."""
@@ -142,6 +152,8 @@ def collect(
             graphs = retriever.graphs(doc_ids)
             if presence is not None:
                 presence.use_for(question.docs[0])
+            if adapters is not None:
+                adapters.use_for(question.docs[0])
             plan = engine.plan(question.question, graphs, None, settings)
             found = retriever.candidates(plan, settings.retrieval, Mode.GRAPH, graphs)
             candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
@@ -264,6 +276,7 @@ def main() -> None:
     parser.add_argument("--compare-without", nargs="+", default=[], metavar="FEATURE", choices=FEATURES,
                         help="also cross-validate the chosen variant without these features (their columns zeroed)")
     parser.add_argument("--query-adapter", type=Path, help="a query adapter fitted without these contracts (bench/train_query_adapter.py --held-out-model)")
+    parser.add_argument("--query-adapter-folds", type=Path, help="query adapters by contract fold (bench/train_query_adapter.py --folds-out); --query-adapter, else the shipped one, for contracts none left out")
     parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
@@ -274,6 +287,7 @@ def main() -> None:
     presence = PresenceFolds(args.presence_folds, args.presence_model)
     if args.query_adapter:
         use_query_adapter(args.query_adapter)
+    adapters = AdapterFolds(args.query_adapter_folds, args.query_adapter or ADAPTER_MODEL) if args.query_adapter_folds else None
     if args.question_model:
         library.engine.meaning = QuestionModel(args.question_model)
     readers = {path.stem: QuestionModel(path) for path in sorted(args.question_folds.glob("*.npz"))} if args.question_folds else None
@@ -286,7 +300,7 @@ def main() -> None:
             questions = phrasing_sample(questions, args.phrasings_every)
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"{name}: collecting candidates for {sum(q.answerable for q in questions)} answerable questions", flush=True)
-        items += collect(library, questions, mapping, source=name, presence=presence, readers=readers)
+        items += collect(library, questions, mapping, source=name, presence=presence, readers=readers, adapters=adapters)
     positives = sum(int(i.labels.sum()) for i in items)
     print(f"{len(items)} questions, {sum(len(i.labels) for i in items)} candidates, {positives} holding evidence, "
           f"{sum(1 for i in items if i.labels.sum() == 0)} questions with none among the candidates")
