@@ -66,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--no-answer", action="store_true", help="retrieve only: leave answer, abstained and citations empty")
     evaluate.add_argument("--ranker", metavar="FILE", help="cross-validate by contract: a ranker trained without these contracts (bench/train_ranker.py --held-out-model)")
     evaluate.add_argument("--presence-model", metavar="FILE", help="cross-validate by contract: a presence model trained without these contracts (bench/train_presence.py --hold-docs)")
+    evaluate.add_argument("--presence-folds", metavar="DIR", help="cross-validate contract flags by contract: each contract's fields are read by the fold model that never read its labels (bench/train_presence.py --folds-out)")
     evaluate.add_argument("--query-adapter", metavar="FILE", help="cross-validate by contract: a query adapter fitted without these contracts (bench/train_query_adapter.py --held-out-model)")
     evaluate.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting of the preset (repeatable)")
     evaluate.add_argument("--ranker-folds", metavar="DIR", help="cross-validate the ranking by wording: DIR/<style>.npz ranks the questions of that style (bench/train_ranker.py --fold-rankers-out)")

@@ -140,6 +140,7 @@ TEST_TIERS = {
     "test_fields.py::test_the_stored_fields_of_some_contracts_are_read_alone": "integration",
     "test_fields.py::test_presence_flags_point_at_the_clauses_that_show_them": "integration",
     "test_fields.py::test_a_benchmarks_held_out_presence_model_reads_the_flags_again": "integration",
+    "test_fields.py::test_each_contract_is_read_by_its_own_fold_model_and_the_model_in_use_stays": "integration",
     "test_fields.py::test_the_parties_are_read_from_the_words_that_introduce_them": "integration",
     "test_plan.py::test_synonyms_expand_the_keywords": "unit",
     "test_plan.py::test_model_specs": "unit",

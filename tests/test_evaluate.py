@@ -183,3 +183,16 @@ def test_each_wording_style_is_ranked_by_its_own_fold_and_the_librarys_ranker_co
         assert sample_library.retriever.ranker is shipped and sample_library.engine.answerer.lead is shipped_lead
         read_as("scenario")
     assert sample_library.retriever.ranker is shipped and sample_library.engine.answerer.lead is shipped_lead
+
+
+def test_each_contract_gets_the_presence_fold_model_that_left_it_out(tmp_path):
+    """`engine eval --presence-folds DIR`: contracts are named by file stem in contracts.json, as
+    bench/train_presence.py --folds-out writes it; a contract no fold left out keeps the model in use."""
+    import json
+
+    from engine.eval.harness import fold_presence_models
+
+    (tmp_path / "contracts.json").write_text(json.dumps({"fold0.npz": ["ABILITYINC_SERVICES_AGREEMENT"], "fold1.npz": ["OTHER"]}))
+    model_of = fold_presence_models(tmp_path, {"cuad/pdf/ABILITYINC_SERVICES_AGREEMENT.pdf": "doc-1", "public/g-cloud.pdf": "doc-2"})
+    assert model_of("doc-1") == tmp_path / "fold0.npz"
+    assert model_of("doc-2") is None

@@ -100,6 +100,26 @@ def test_a_benchmarks_held_out_presence_model_reads_the_flags_again(sample_libra
         use_presence_model(MODEL_FILE)
 
 
+def test_each_contract_is_read_by_its_own_fold_model_and_the_model_in_use_stays(sample_library, tmp_path):
+    """`engine eval --presence-folds`: a contract's flags come from the fold model that never
+    read it; the others, and every later score, from the model in use."""
+    import numpy as np
+
+    from engine.fields import presence
+    from engine.fields.stored import FieldsReadNow
+
+    stored = np.load(presence.MODEL_FILE)
+    thresholds = stored["thresholds"].copy()
+    thresholds[[str(c) for c in stored["categories"]].index("Insurance")] = 2.0
+    never_insured = tmp_path / "fold0.npz"
+    np.savez(never_insured, **{**{key: stored[key] for key in stored.files}, "thresholds": thresholds})
+    gcloud, nda = sample_library.find(GCLOUD.name).doc_id, sample_library.find(MUTUAL_NDA.name).doc_id
+    read_now = FieldsReadNow(sample_library.graph, {gcloud: never_insured}.get)
+    assert not read_now.of([gcloud])[0].presence["Insurance"].present  # G-Cloud's 8.32 flags it with the shipped model
+    assert read_now.of([gcloud, nda])[1].governing_law == sample_library.contract_fields([nda])[0].governing_law
+    assert presence.presence_model().thresholds["Insurance"] < 1.0  # the model in use is the shipped one again
+
+
 def test_a_sentence_is_read_with_its_clause(gcloud):
     """G-Cloud's clause 7.10 promises "reasonable endeavours to provide information": an audit
     right only because clause 7 is about audits. Read alone, the sentence stays under the bar."""

@@ -9,6 +9,7 @@ citations are filled by the answerer once there is one.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -281,6 +282,15 @@ def _page_reader(library: Library, mapping: dict[str, str]) -> Callable[[str, in
     return page_text
 
 
+def fold_presence_models(folder: Path, mapping: dict[str, str]) -> Callable[[str], Path | None]:
+    """Doc id -> the presence fold model that never read that contract's labels (None: none
+    left it out). `folder/contracts.json` names each fold's contracts by file stem, as
+    bench/train_presence.py --folds-out writes it."""
+    model_of = {contract: folder / name for name, contracts in json.loads((folder / "contracts.json").read_text()).items() for contract in contracts}
+    by_doc = {doc_id: model_of.get(Path(doc).stem) for doc, doc_id in mapping.items()}
+    return by_doc.get
+
+
 def main(args, library: Library) -> int:
     data_dir = Path(args.data) if args.data else DEFAULT_DATA
     questions = load_questions(Path(args.questions))
@@ -291,6 +301,9 @@ def main(args, library: Library) -> int:
         use_presence_model(Path(args.presence_model))
         library.engine.fields = FieldsReadNow(library.graph)
         print(f"clause categories scored and contract flags read by {args.presence_model}, a presence model trained without these contracts")
+    if args.presence_folds:
+        library.engine.fields = FieldsReadNow(library.graph, fold_presence_models(Path(args.presence_folds), mapping))
+        print(f"contract flags read by the fold models of {args.presence_folds}, each contract's by the one that never read its labels")
     if args.ranker:
         library.retriever.ranker = LearnedRanker(Path(args.ranker))
         print(f"ranked by {args.ranker}, a ranker trained without these contracts")

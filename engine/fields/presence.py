@@ -20,6 +20,8 @@ are never a contract's flags (`contract_categories`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import NamedTuple
@@ -151,6 +153,18 @@ def use_presence_model(path: Path) -> None:
     global _model_file
     _model_file = path
     presence_model.cache_clear()
+
+
+@contextmanager
+def presence_model_from(path: Path) -> Iterator[None]:
+    """Score with another model file for a while (one contract's fold model), then with the
+    one in use before."""
+    previous = _model_file
+    use_presence_model(path)
+    try:
+        yield
+    finally:
+        use_presence_model(previous)
 
 
 def clause_scores(clauses: list[Clause], model: PresenceModel | None = None) -> np.ndarray:

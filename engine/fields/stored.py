@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from engine.fields import EXTRACTOR_VERSION, extract_fields
+from engine.fields.presence import presence_model_from
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph
 from models.fields import ContractFields
@@ -62,14 +64,23 @@ class FieldsReadNow:
     """Each contract's fields read again from its clauses by the presence model in use, and
     kept in memory only. A benchmark scoring with a presence model that never saw its
     contracts (`engine eval --presence-model`) must not list them by flags stored by a model
-    that did."""
+    that did. `model_of` names, per doc id, another model file to read that contract with (the
+    fold model that never read its labels, `engine eval --presence-folds`), or None."""
 
-    def __init__(self, graph: Callable[[str], DocGraph]) -> None:
+    def __init__(self, graph: Callable[[str], DocGraph], model_of: Callable[[str], Path | None] | None = None) -> None:
         self.graph = graph
+        self.model_of = model_of
         self._read: dict[str, ContractFields] = {}
 
     def of(self, doc_ids: list[str]) -> list[ContractFields]:
         for doc_id in doc_ids:
             if doc_id not in self._read:
-                self._read[doc_id] = read_fields(self.graph(doc_id))
+                self._read[doc_id] = self._read_now(doc_id)
         return [self._read[doc_id] for doc_id in doc_ids]
+
+    def _read_now(self, doc_id: str) -> ContractFields:
+        model = self.model_of(doc_id) if self.model_of else None
+        if model is None:
+            return read_fields(self.graph(doc_id))
+        with presence_model_from(model):
+            return read_fields(self.graph(doc_id))
