@@ -16,6 +16,8 @@ CUAD = SHARED_DATA / "cuad"
 BENCH_DIR = SHARED_DATA.parent / "bench"
 BENCH_STORE = PROJECT_ROOT / "data" / "bench-store"
 
+from engine.eval.folds import contract_id, fold_files, nda_contract_id  # noqa: E402  (after the path; contract_id and nda_contract_id re-exported)
+
 
 def require_shared_data() -> None:
     if not CUAD.is_dir():
@@ -38,21 +40,6 @@ def cuad_labels() -> dict[str, list[dict]]:
 
 CONTRACTNLI = SHARED_DATA / "contractnli"
 NDA_PDFS = PROJECT_ROOT / "data" / "phrasings" / "contractnli" / "pdf"  # rendered by bench/phrasings/build.py
-NDA_ID_PREFIX = "contractnli:"  # how --hold-docs names a ContractNLI NDA: contractnli:<id>
-
-
-def nda_contract_id(nda_id: int | str) -> str:
-    """How a ContractNLI NDA is named among contract ids (--hold-docs, fold lists): contractnli:<id>."""
-    return f"{NDA_ID_PREFIX}{nda_id}"
-
-
-def contract_id(doc_path: str) -> str:
-    """The contract id of a question's document: a CUAD contract's file stem, an NDA's
-    contractnli:<id> (its PDF is contractnli/pdf/<id>.pdf)."""
-    path = Path(doc_path)
-    return nda_contract_id(path.stem) if path.parts[:1] == ("contractnli",) else path.stem
-
-
 def contract_fold(contract: str, folds: int) -> int:
     """Which of `folds` contract folds a contract falls in: by a hash of its name, so every run
     and every script holding out by contract splits the same way."""
@@ -121,10 +108,7 @@ class FoldModels:
 
     def __init__(self, folder: Path | None, default: Path, use) -> None:
         self.default, self.use, self.current = default, use, None
-        self.model_of: dict[str, Path] = {}
-        if folder is not None:
-            for name, contracts in json.loads((folder / "contracts.json").read_text()).items():
-                self.model_of.update({contract: folder / name for contract in contracts})
+        self.model_of: dict[str, Path] = fold_files(folder) if folder is not None else {}
 
     def use_for(self, doc_path: str) -> None:
         """Serve from now on with the model for this contract (the default for "")."""

@@ -9,7 +9,6 @@ citations are filled by the answerer once there is one.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -19,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from engine.answer.citations import printed_pages
 from engine.answer.lead import LeadModel
+from engine.eval.folds import contract_id, fold_files
 from engine.eval.output import to_output
 from engine.eval.scores import (
     Output,
@@ -284,10 +284,9 @@ def _page_reader(library: Library, mapping: dict[str, str]) -> Callable[[str, in
 
 def fold_presence_models(folder: Path, mapping: dict[str, str]) -> Callable[[str], Path | None]:
     """Doc id -> the presence fold model that never read that contract's labels (None: none
-    left it out). `folder/contracts.json` names each fold's contracts by file stem, as
-    bench/train_presence.py --folds-out writes it."""
-    model_of = {contract: folder / name for name, contracts in json.loads((folder / "contracts.json").read_text()).items() for contract in contracts}
-    by_doc = {doc_id: model_of.get(Path(doc).stem) for doc, doc_id in mapping.items()}
+    left it out), from the folds bench/train_presence.py --folds-out writes."""
+    model_of = fold_files(folder)
+    by_doc = {doc_id: model_of.get(contract_id(doc)) for doc, doc_id in mapping.items()}
     return by_doc.get
 
 
