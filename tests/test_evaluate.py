@@ -26,6 +26,20 @@ def test_short_snippets_must_occur_whole_after_normalising():
     assert not snippet_found("Scots law", "governed by english law.")
 
 
+def test_normalising_follows_formats_rule_character_by_character():
+    """FORMAT.md folds each character alone (NFKC, lower case, quotes straight) and makes every
+    run of non-alphanumerics one space; the whole-text fast path gives the same text and offsets."""
+    from engine.text.normalise import _normalise_by_character, locate, normalise, normalise_with_offsets
+
+    text = "The “Licensee’s” ﬁnal fee_schedule: Café\u0301 ² §4.2 — ＡＢ１２ (see Section 8.2)"
+    assert normalise(text) == "the licensee s final fee schedule café 2 4 2 ab12 see section 8 2"
+    for sample in (text, "Plain ASCII, no surprises.", "e\u0301 underscore_a", "", "   ", "x"):
+        assert normalise_with_offsets(sample) == _normalise_by_character(sample)
+        assert normalise(sample) == _normalise_by_character(sample)[0]
+    start, end = locate("licensee's final fee", text)[0]
+    assert text[start:end] == "Licensee’s” ﬁnal fee"
+
+
 def test_the_budget_cuts_the_joined_context():
     passages = [ContextPassage(doc="a.pdf", page=1, text="x" * 3990), ContextPassage(doc="a.pdf", page=2, text="the notice period is ninety days")]
     assert not snippet_found("notice period is ninety days", context_prefix(passages, 4000))
