@@ -35,15 +35,16 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
             following = []
             for clause_id, weight, distance, path in frontier:
                 source = anchor.graph.by_id[clause_id]
-                for target, edge_weight, why in neighbours(anchor.graph, clause_id, s):
+                for target, edge_weight, edge, direction, label in neighbours(anchor.graph, clause_id, s):
                     if target in visited or not scope.admits(target):
                         continue
                     visited.add(target)
+                    step = Step(edge=edge, direction=direction, via_ref=source.ref, label=label)
                     path_weight = weight * edge_weight
                     # a definition that uses another defined term needs that one too: no extra distance
-                    chained = s.chain_definitions and source.kind is ClauseKind.DEFINITION and (why.edge, why.direction) == ("DEFINES", "out")
+                    chained = s.chain_definitions and source.kind is ClauseKind.DEFINITION and (edge, direction) == ("DEFINES", "out")
                     steps = distance if chained and distance else distance + 1
-                    following.append((target, path_weight, steps, (*path, why.last_step())))
+                    following.append((target, path_weight, steps, (*path, step)))
                     if target in anchors and anchors[target].order <= anchor.order:
                         continue  # already in context ahead of this anchor
                     structure = path_weight * s.decay**steps * (0.5 + 0.5 * anchor.score)
@@ -52,17 +53,17 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                     score = s.w_sem * similarity[target] + s.w_struct * structure
                     current = found.get(target)
                     if current is None or score > current.score:
-                        tier = _TIERS.get(why.edge or "", 2) + (steps - 1) * _TIER_PER_HOP
-                        found[target] = Candidate(
-                            anchor.graph.by_id[target], anchor.graph, similarity[target], score,
-                            why.model_copy(update={"hops": hop, "path": list(path)}), order=anchor.order, tier=tier,
-                        )
+                        tier = _TIERS.get(edge, 2) + (steps - 1) * _TIER_PER_HOP
+                        why = Why(kind="graph", edge=edge, direction=direction, via_ref=source.ref, label=label, hops=hop, path=list(path))
+                        found[target] = Candidate(anchor.graph.by_id[target], anchor.graph, similarity[target], score, why, order=anchor.order, tier=tier)
             frontier = following
     return [c for c in found.values() if c.score >= s.min_graph_score]
 
 
-def neighbours(graph: DocGraph, clause_id: str, s: RetrievalSettings) -> Iterator[tuple[str, float, Why]]:
-    """Edges out of a clause with their weights, both directions where they help.
+def neighbours(graph: DocGraph, clause_id: str, s: RetrievalSettings) -> Iterator[tuple[str, float, str, str, str]]:
+    """Edges out of a clause with their weights, both directions where they help: (target,
+    weight, edge type, direction, label). Plain tuples: the walk meets thousands of edges a
+    question, most to clauses it has already reached, and makes a `Step` only of the rest.
 
     - REFERENCES: to the clause cited (full weight) and from clauses citing it.
     - DEFINES: from a clause to the definitions of the terms it uses, weighted by how
@@ -72,22 +73,19 @@ def neighbours(graph: DocGraph, clause_id: str, s: RetrievalSettings) -> Iterato
       little more than a heading (its content is in its parts).
     """
     clause = graph.by_id[clause_id]
-    ref = clause.ref
     thin = len(clause.text) < s.thin_chars
     for edge in graph.out_edges.get(clause_id, []):
         if edge.type is EdgeType.REFERENCES:
-            yield edge.dst, s.references, Why(kind="graph", edge="REFERENCES", direction="out", via_ref=ref, label=edge.label)
+            yield edge.dst, s.references, "REFERENCES", "out", edge.label
         elif edge.type is EdgeType.PARENT_OF:
             weight = s.parent_of if thin else s.parent_of * s.thick_parent
-            yield edge.dst, weight, Why(kind="graph", edge="PARENT_OF", direction="out", via_ref=ref)
+            yield edge.dst, weight, "PARENT_OF", "out", ""
         elif edge.type is EdgeType.DEFINES and clause.kind is not ClauseKind.PREAMBLE:
-            weight = s.term_users * graph.term_weight(edge.label)
-            yield edge.dst, weight, Why(kind="graph", edge="DEFINES", direction="in", via_ref=ref, label=edge.label)
+            yield edge.dst, s.term_users * graph.term_weight(edge.label), "DEFINES", "in", edge.label
     for edge in graph.in_edges.get(clause_id, []):
         if edge.type is EdgeType.REFERENCES:
-            yield edge.src, s.cited_by, Why(kind="graph", edge="REFERENCES", direction="in", via_ref=ref, label=edge.label)
+            yield edge.src, s.cited_by, "REFERENCES", "in", edge.label
         elif edge.type is EdgeType.PARENT_OF:
-            yield edge.src, s.parent_of, Why(kind="graph", edge="PARENT_OF", direction="in", via_ref=ref)
+            yield edge.src, s.parent_of, "PARENT_OF", "in", ""
         elif edge.type is EdgeType.DEFINES:
-            weight = s.defines * graph.term_weight(edge.label)
-            yield edge.src, weight, Why(kind="graph", edge="DEFINES", direction="out", via_ref=ref, label=edge.label)
+            yield edge.src, s.defines * graph.term_weight(edge.label), "DEFINES", "out", edge.label

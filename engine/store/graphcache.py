@@ -112,9 +112,14 @@ class DocGraph:
 
     def term_weight(self, term: str) -> float:
         """How telling a term is: 1 for a term few clauses use, near 0 for "Agreement"."""
-        users = self.term_users.get(term, 0)
-        total = max(len(self.clauses), 2)
-        return max(0.05, 1.0 - math.log1p(users) / math.log1p(total))
+        return self._term_weights.get(term, 1.0)
+
+    @cached_property
+    def _term_weights(self) -> dict[str, float]:
+        """Every used term's weight, worked out once: the walk asks for it at each DEFINES edge
+        it meets, thousands of times a question. A term no clause uses weighs 1."""
+        total = math.log1p(max(len(self.clauses), 2))
+        return {term: max(0.05, 1.0 - math.log1p(users) / total) for term, users in self.term_users.items()}
 
     def descendants(self, clause_id: str) -> list[str]:
         found, stack = [], [clause_id]
