@@ -88,6 +88,7 @@ class ClauseStore:
         self.files_dir = self.path / "files"
         self.files_dir.mkdir(exist_ok=True)
         self._tables = {name: self._db.open_table(name) for name in SCHEMAS}
+        self._documents: tuple[int, list[Document]] | None = None  # (table version, its documents)
         self.remove_incomplete()
 
     # ------------------------------------------------------------------ setup
@@ -260,9 +261,15 @@ class ClauseStore:
     # ---------------------------------------------------------------- reading
 
     def documents(self) -> list[Document]:
-        rows = self._tables["documents"].to_arrow().to_pylist()
-        docs = [document_from_row(row) for row in rows]
-        return sorted(docs, key=lambda d: d.ingested_at)
+        """Every stored document, oldest first. Read again only when the table's version moved
+        (any write, from any process, moves it): a question reads the list twice, and reading
+        it costs ~6 ms at 150 contracts against ~0.4 ms for the version."""
+        version = self.table_version("documents")
+        held = self._documents
+        if held is None or held[0] != version:
+            rows = self._tables["documents"].to_arrow().to_pylist()
+            held = self._documents = (version, sorted((document_from_row(row) for row in rows), key=lambda d: d.ingested_at))
+        return list(held[1])
 
     def embedding_models(self) -> set[str]:
         """The models that made the stored vectors (one column read, for the check on open)."""
