@@ -29,7 +29,6 @@ from engine.query.large_scope import best_contracts
 from engine.query.meaning import QuestionModel, listing_guesses, question_model, with_meaning
 from engine.query.plan import make_plan, named_contract, without_words
 from engine.query.plan_llm import refine
-from engine.query.query_adapter import search_vector
 from engine.query.retriever import Retriever
 from engine.settings import Settings
 from engine.store.clause_store import ClauseStore
@@ -202,7 +201,7 @@ class QueryEngine:
         plan = with_meaning(make_plan(asked.question, [], asked.filters, asked.read_as), asked.meant, self.meaning.lexicon, asked.settings.retrieval)
         if plan.filters.clause_types or plan.filters.section_refs or plan.filters.pages:
             return doc_ids
-        vector = search_vector(self.retriever.embedder.encode_question(plan.read_as or plan.question), plan, asked.settings.retrieval.query_adapter)
+        _, vector = self.retriever.question_vectors(plan, asked.settings.retrieval)
         return best_contracts(self.store, plan, vector, doc_ids, asked.settings.retrieval) or doc_ids
 
     def warm_up(self) -> None:

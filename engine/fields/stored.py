@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -80,7 +81,5 @@ class FieldsReadNow:
 
     def _read_now(self, doc_id: str) -> ContractFields:
         model = self.model_of(doc_id) if self.model_of else None
-        if model is None:
-            return read_fields(self.graph(doc_id))
-        with presence_model_from(model):
+        with presence_model_from(model) if model is not None else nullcontext():
             return read_fields(self.graph(doc_id))

@@ -105,6 +105,13 @@ class Retriever:
             plan=plan, mode=mode, passages=passages, budget=budget, seconds=seconds, timings=timings, considered=considered
         )
 
+    def question_vectors(self, plan: QueryPlan, settings: RetrievalSettings) -> tuple[np.ndarray, np.ndarray]:
+        """The question's vector as read (what the walk, the ranking and the abstain decision
+        compare clauses with), and the one the vector arm searches with (moved by the query
+        adapter as far as `settings` and the question model allow)."""
+        plain = self.embedder.encode_question(plan.read_as or plan.question)
+        return plain, search_vector(plain, plan, settings.query_adapter)
+
     def candidates(
         self, plan: QueryPlan, settings: RetrievalSettings, mode: Mode, graphs: list[DocGraph], timings: dict[str, float] | None = None
     ) -> Candidates:
@@ -112,8 +119,7 @@ class Retriever:
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         stages = STAGES[mode]
-        plain = self.embedder.encode_question(plan.read_as or plan.question)
-        adapted = search_vector(plain, plan, settings.query_adapter)
+        plain, adapted = self.question_vectors(plan, settings)
         timings["embed"] = time.perf_counter() - started
         scope = SearchScope.of(plan, graphs, plain, adapted)
 

@@ -20,9 +20,9 @@ def normalise(text: str) -> str:
 
 def normalise_with_offsets(text: str) -> tuple[str, list[int]]:
     """The normalised text and, for each of its characters, its offset in `text`."""
-    folded = text.translate(_FOLD)
-    if len(folded) != len(text) or any(len(_FOLD[ord(char)]) != 1 for char in set(text)):
+    if any(len(_FOLD[ord(char)]) != 1 for char in set(text)):
         return _normalise_by_character(text)  # a character folds to several ("ﬁ"): map offsets one by one
+    folded = text.translate(_FOLD)  # one character each: folded[i] came from text[i]
     out: list[str] = []
     offsets: list[int] = []
     for run in _ALNUM_RUN.finditer(folded):
