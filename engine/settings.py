@@ -119,6 +119,10 @@ class RetrievalSettings(_Section):
     category_weight: float = Field(
         ge=0, description="share of a search arm the clause-model ranking (the question's likely categories) counts for"
     )
+    definitions_used: bool = Field(
+        description="the definition of every term a walk's starting anchor uses is a candidate, however many clauses use the term "
+        "(the learned ranker weighs it), except the terms that name a party"
+    )
     chain_definitions: bool = Field(description="a definition using another defined term brings that one at no extra hop")
     query_adapter: bool = Field(
         description="the vector arm searches with the question's vector moved by the learnt query adapter (engine/query/query_adapter.py) toward the clauses that answer such questions, as far as the question model is sure of the question's category"

@@ -127,6 +127,26 @@ def test_a_term_inside_a_definition_says_which_definition_and_clause_it_came_by(
     assert reached['9.1 "G-Cloud Services"'].why.path == []  # one hop: no chain to tell
 
 
+def test_the_definition_of_every_term_an_anchor_uses_is_a_candidate_except_the_parties(sample_library, scope_of):
+    """G-Cloud's 4.5.3 uses "Call-Off Contract" (61 of its 267 clauses use it) and "Fraud": the
+    first's edge is too weak to pass the walk's gates, yet what a Call-Off Contract is may be
+    the answer; with definitions_used both definitions are candidates for the ranker to weigh.
+    "CCS", which the preamble defines as a party, brings no definition in."""
+    scope = scope_of("What happens if the Supplier commits fraud?", GCLOUD)
+    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "4.5.3")
+    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
+    settings = sample_library.settings.retrieval
+
+    def definitions_reached(definitions_used: bool) -> dict[str, str]:
+        reached = walk({clause.clause_id: anchor}, scope, settings.model_copy(update={"definitions_used": definitions_used}))
+        return {c.clause.ref: c.why.label for c in reached if (c.why.edge, c.why.direction, c.why.hops) == ("DEFINES", "out", 1)}
+
+    assert "CCS" in graph.party_terms
+    # 4.5.3 also uses "Buyers", defined in 8.2; the preamble, where CCS is defined, is not reached
+    assert definitions_reached(True) == {'9.1 "Call-Off Contract"': "Call-Off Contract", '9.1 "Fraud"': "Fraud", "8.2": "Buyers"}
+    assert '9.1 "Call-Off Contract"' not in definitions_reached(False)
+
+
 def test_selection_places_followers_after_their_anchor_and_keeps_the_budget(sample_library, scope_of):
     scope = scope_of("What may the Receiving Party do after an Information Return Notice?", HIGHWAYS_NDA)
     settings = sample_library.settings.retrieval

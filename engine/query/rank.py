@@ -48,7 +48,7 @@ FEATURES = [
     "keyword_rank", "vector_rank", "topic_rank", "in_keyword", "in_vector",
     "walked", "hops", "walk_score", "origin_rank", "origin_score",
     *[f"edge_{edge.lower()}_{direction}" for edge, direction in _EDGES],
-    "label_named", "topic_match", "definition", "thin", "log_chars", "position", "word_coverage", "lexicon_coverage",
+    "label_named", "term_weight", "topic_match", "definition", "thin", "log_chars", "position", "word_coverage", "lexicon_coverage",
     "category_score", "category_rank", "similarity_gap", "category_gap",
 ]
 #: features also given as the distance to the question's best candidate: a pointwise model sees
@@ -105,6 +105,7 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
             "origin_rank": math.log1p(max(origin, 0)) if follower else math.log1p(_ABSENT_RANK),
             "origin_score": order_scores.get(origin, 0.0) if follower else 0.0,
             "label_named": float(bool(follower and follower.why.label and follower.why.label.lower() in plan.question.lower())),
+            "term_weight": graph.term_weight(follower.why.label) if follower and follower.why.edge == "DEFINES" else 0.0,
             "topic_match": float(bool(topics & ({clause.clause_type} | set(clause.topics)))),
             "definition": float(clause.kind is ClauseKind.DEFINITION),
             "thin": float(bool(parts_under_heading(candidate))),

@@ -9,6 +9,7 @@ re-ingested document is loaded afresh.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict, defaultdict
@@ -20,7 +21,7 @@ import numpy as np
 from engine.embed import DIMENSION
 from engine.ingest.references import ReferenceResolver
 from engine.store.clause_store import ClauseStore, GraphParts
-from models.clause import Clause, ClauseType
+from models.clause import Clause, ClauseKind, ClauseType
 from models.document import Document
 from models.edge import Edge, EdgeType
 
@@ -109,6 +110,16 @@ class DocGraph:
         from engine.fields.parties import name_words, parties_in
 
         return [words for *_, party in parties_in(self.clauses) if (words := name_words(party))]
+
+    @cached_property
+    def party_terms(self) -> set[str]:
+        """The terms that name a party: those the preamble defines ("Supplier", "Parties") and
+        those made of a party's name words ("NCM" for National CineMedia, LLC (“NCM”)). Nearly
+        every clause uses them, and their definitions say who signs or point back to the opening."""
+        opening = [self.by_id[i] for c in self.clauses if c.kind is ClauseKind.PREAMBLE for i in self.descendants(c.clause_id)]
+        defined = {term for c in opening for term in c.defines}
+        named = {term for term in self.term_users if any(set(re.findall(r"[a-z0-9]+", term.lower())) <= party for party in self.party_names)}
+        return defined | named
 
     def term_weight(self, term: str) -> float:
         """How telling a term is: 1 for a term few clauses use, near 0 for "Agreement"."""
