@@ -104,10 +104,15 @@ _LEGAL_FORMS = {
 }
 
 
+def name_tokens(text: str) -> list[str]:
+    """A name's lower-case words and numbers: "Chase Bank USA, N.A." -> chase, bank, usa, n, a."""
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
 def party_key(name: str) -> list[str]:
     """The words that identify a party: "Chase Bank USA, N.A." -> ["chase", "bank", "usa"]."""
     bare = re.split(r"\(|[\"“]", name)[0]
-    return [w for w in re.findall(r"[a-z0-9]+", bare.lower()) if w not in _LEGAL_FORMS]
+    return [w for w in name_tokens(bare) if w not in _LEGAL_FORMS]
 
 
 def name_words(party: str) -> set[str]:
@@ -117,7 +122,7 @@ def name_words(party: str) -> set[str]:
     alias = _ALIAS.search(party)
     words = set(party_key(party))
     if alias:
-        words |= {w for w in re.findall(r"[a-z0-9]+", alias.group(1).lower()) if w != "the"}
+        words |= {w for w in name_tokens(alias.group(1)) if w != "the"}
     return words
 
 

@@ -9,7 +9,6 @@ re-ingested document is loaded afresh.
 from __future__ import annotations
 
 import math
-import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict, defaultdict
@@ -116,9 +115,11 @@ class DocGraph:
         """The terms that name a party: those the preamble defines ("Supplier", "Parties") and
         those made of a party's name words ("NCM" for National CineMedia, LLC (“NCM”)). Nearly
         every clause uses them, and their definitions say who signs or point back to the opening."""
+        from engine.fields.parties import name_tokens
+
         opening = [self.by_id[i] for c in self.clauses if c.kind is ClauseKind.PREAMBLE for i in self.descendants(c.clause_id)]
         defined = {term for c in opening for term in c.defines}
-        named = {term for term in self.term_users if any(set(re.findall(r"[a-z0-9]+", term.lower())) <= party for party in self.party_names)}
+        named = {term for term in self.term_users if any(set(name_tokens(term)) <= party for party in self.party_names)}
         return defined | named
 
     def term_weight(self, term: str) -> float:
