@@ -153,7 +153,7 @@ def library_page() -> None:
 def _sidebar() -> None:
     lib = library()
     with st.sidebar:
-        st.caption(f"Store: `{lib.settings.store_dir}`")
+        st.caption(f"Store: `{lib.settings.store}`")
         st.caption(f"Embeddings: {lib.embedder.model_name} (local)")
 
 

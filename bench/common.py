@@ -84,9 +84,9 @@ def held_out_library(args, preset: str | None = None):
     from engine.query.query_adapter import use_query_adapter
     from engine.query.rank import LearnedRanker
     from engine.service import Library
-    from engine.settings import Settings, overrides, store_path
+    from engine.settings import Settings, overrides, store_location
 
-    library = Library(settings=Settings(store_dir=store_path(args.db), preset=preset, **overrides(args.set)))
+    library = Library(settings=Settings(store=store_location(args.db), preset=preset, **overrides(args.set)))
     if args.ranker:
         library.retriever.ranker = LearnedRanker(Path(args.ranker))
     if args.presence_model:

@@ -49,7 +49,7 @@ def pick_contracts(count: int) -> list[Path]:
 def run_clausegraph(files: list[Path], store: Path, vectors: str) -> dict:
     """Ingest `files` into a new store with `ingest.vectors = vectors`: seconds until every
     contract is searchable, and until every one has its full vectors."""
-    library = Library(settings=Settings(store_dir=store, ingest={"vectors": vectors}))
+    library = Library(settings=Settings(store=store, ingest={"vectors": vectors}))
     library.embedder.encode(["warm up the model"])
     library.quick_embedder.encode(["warm up the quick model"])
     pool_started = time.perf_counter()
@@ -123,8 +123,8 @@ def retrieval_figures(question_files: list[Path], workdir: Path, full_store: Pat
     from models.retrieval import Mode
 
     libraries = {
-        "full": Library(settings=Settings(store_dir=full_store or workdir / "full", ingest={"vectors": "full"})),
-        "quick": Library(settings=Settings(store_dir=workdir / "quick", ingest={"vectors": "quick"})),
+        "full": Library(settings=Settings(store=full_store or workdir / "full", ingest={"vectors": "full"})),
+        "quick": Library(settings=Settings(store=workdir / "quick", ingest={"vectors": "quick"})),
     }
     print("\nRetrieval per embedding choice (graph mode; recall@4k / recall@8k / complete@8k)", flush=True)
     rankers = bench_retrieval.held_out_rankers(libraries["full"], workdir)  # trained on full vectors, as shipped

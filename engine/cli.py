@@ -29,7 +29,7 @@ from models.document import DocumentDetail, IngestOutcome, IngestStatus
 
 
 def _parser() -> argparse.ArgumentParser:
-    db_help = "store directory (default: $CLAUSEGRAPH_DB or data/store)"
+    db_help = "the store: a folder, or s3://BUCKET/PREFIX on S3-compatible storage (default: $CLAUSEGRAPH_DB or data/store)"
     parser = argparse.ArgumentParser(prog="python -m engine", description="Clausegraph contract library")
     preset_help = "settings preset (engine/presets/NAME.json; default: default)"
     parser.add_argument("--db", metavar="DIR", help=db_help)
@@ -41,7 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     ingest = commands.add_parser("ingest", parents=[common], help="add PDF files or folders of PDFs")
-    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    ingest.add_argument(
+        "--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+        help="parse, structure and embed on Ray: a local Ray instance, or the cluster at ADDRESS (ray://HOST:PORT or auto)",
+    )
+    ingest.add_argument("--ray-workers", type=int, metavar="N", help="with --ray and no ADDRESS: the local instance's CPUs (default: all)")
     ingest.add_argument(
         "--no-wait", action="store_true",
         help="return once the contracts are searchable (quick vectors); their full vectors are made when the app next opens the store",
@@ -94,11 +99,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _library(args):
     from engine.service import Library
-    from engine.settings import Settings, overrides, store_path
+    from engine.settings import Settings, overrides, store_location
 
     if not getattr(args, "set", None):
         return Library(args.db, preset=args.preset)
-    return Library(settings=Settings(store_dir=store_path(args.db), preset=args.preset, **overrides(args.set)))
+    return Library(settings=Settings(store=store_location(args.db), preset=args.preset, **overrides(args.set)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +129,11 @@ def _ingest(library, args) -> int:
 
     from engine.service import expand_paths
 
+    from engine.ingest.ray_batch import looks_like_address
+
+    if args.ray and not looks_like_address(args.ray):  # `--ray PATH ...`: no address, the path is the first file
+        args.paths.insert(0, Path(args.ray))
+        args.ray = ""
     files = expand_paths(args.paths)
     if not files:
         print("error: no PDF files found in the paths given", file=sys.stderr)
@@ -142,7 +152,8 @@ def _ingest(library, args) -> int:
         bar.n = min(done, bar.total)
         bar.refresh()
 
-    for path, outcome in zip(files, library.ingest_many(files, progress)):  # an outcome per file, in order
+    batch = library.ingest_many(files, progress) if args.ray is None else library.ingest_on_ray(files, args.ray or None, args.ray_workers, progress)
+    for path, outcome in zip(files, batch):  # an outcome per file, in order
         outcomes.append(outcome)
         bar.n = len(outcomes) * 100
         bar.refresh()

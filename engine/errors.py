@@ -18,4 +18,4 @@ class EmbeddingMismatchError(ClausegraphError):
 
 
 class StoreLocationError(ClausegraphError):
-    """The store location names a place this app cannot keep a library in (an object-store URL)."""
+    """The store location names a place this app cannot keep a library in, or a bucket it cannot use."""

@@ -10,6 +10,7 @@ machine does not depend on the shell the app was started from.
   usage telemetry to Microsoft's collector (mobile.events.data.microsoft.com) from native
   threads, unless this variable is set. Python's own socket checks cannot see it; strace
   can (tests/test_privacy.py).
+- Ray (`ingest --ray`): a cluster started by it would report usage statistics to Anyscale.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ OFFLINE_ENVIRONMENT = {
     "TRANSFORMERS_OFFLINE": "1",
     "HF_HUB_DISABLE_TELEMETRY": "1",
     "ORT_DISABLE_TELEMETRY": "1",
+    "RAY_USAGE_STATS_ENABLED": "0",
 }
 
 os.environ.update(OFFLINE_ENVIRONMENT)

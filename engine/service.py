@@ -18,6 +18,7 @@ from engine.errors import EmbeddingMismatchError
 from engine.fields.presence import presence_model
 from engine.fields.stored import StoredFields
 from engine.ingest.parallel import ParserPool
+from engine.ingest.sources import expand_paths, failed, read_file, readable, size_problem
 from engine.ingest.parse import for_item
 from engine.ingest.pipeline import Progress, ProgressCallback, Stage, ingest_bytes, no_progress
 from engine.llm import Backend, HostStatus, LLMSpec, host_status, local_model, ollama_host
@@ -27,7 +28,7 @@ from engine.query.retriever import Retriever
 from engine.review.cells import CellFiller
 from engine.review.desk import ReviewDesk, preset_columns, question_column, topic_column
 from engine.review.playbook import DEFAULT_PLAYBOOK, PlaybookError, dump_playbook, load_playbook, parse_playbook
-from engine.settings import SAMPLES_DIR, Settings, presets, store_path
+from engine.settings import SAMPLES_DIR, Settings, presets, store_location
 from engine.static_embed import STATIC_MODEL_NAME, QuestionLikeness, StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from engine.store.graphcache import DocGraph, GraphCache
@@ -51,7 +52,6 @@ from models.retrieval import Mode, Passage, Retrieval
 # to every table, and reads and commits over hundreds of small files slow every later one
 # (300 contracts: 107 s without, 81 s with; refresh_indexes compacts the rest at the end).
 _COMPACT_EVERY = 100
-_MB = 1024 * 1024
 
 __all__ = [
     "Backend", "GraphLayout", "GraphView", "LLMSpec", "Library", "Progress", "ProgressCallback", "Stage",
@@ -73,29 +73,15 @@ class GraphView(BaseModel):
     path_edges: set[tuple[str, str]]
 
 
-def expand_paths(paths: list[Path]) -> list[Path]:
-    """Files as given, and every PDF inside the folders given, in a stable order."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf"))
-        else:
-            files.append(path)
-    return files
-
-
-def _failed(file_name: str, message: str) -> IngestOutcome:
-    return IngestOutcome(file_name=file_name, status=IngestStatus.FAILED, message=message)
-
-
 class Library:
     """The contracts in one store, and what can be done with them."""
 
-    def __init__(self, store_dir: str | Path | None = None, settings: Settings | None = None, preset: str | None = None) -> None:
-        """`settings`, else the named `preset` (default: `default`), with the store at `store_dir`."""
+    def __init__(self, store: str | Path | None = None, settings: Settings | None = None, preset: str | None = None) -> None:
+        """`settings`, else the named `preset` (default: `default`), with the store at `store`
+        (a folder, or `s3://BUCKET/PREFIX`)."""
         limit_arenas()  # before the threads that ingest and make full vectors start (engine/memory.py)
-        self.settings = settings or Settings(store_dir=store_path(store_dir), preset=preset)
-        self.store = ClauseStore(self.settings.store_dir)
+        self.settings = settings or Settings(store=store_location(store), preset=preset)
+        self.store = ClauseStore(self.settings.store)
         self.embedder = Embedder(self.settings.ingest.embed_batch_size, self.settings.ingest.window_overlap_tokens)
         self.quick_embedder = StaticEmbedder(self.settings.ingest.window_overlap_tokens)
         self._check_embedding()
@@ -107,7 +93,7 @@ class Library:
         self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer, QuestionLikeness(self.embedder, self.quick_embedder)), StoredFields(self.store, self.graph), self.settings)
         # the review grid and playbook reviews: the same pipeline, asked of every contract (engine/review/)
         self.reviews = ReviewDesk(
-            GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents, self.settings.store_dir / "playbook.yaml"
+            GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents, self.settings.store.workspace / "playbook.yaml"
         )
         self.llm_spec = LLMSpec()
 
@@ -120,7 +106,7 @@ class Library:
         others = sorted(self.store.embedding_models() - {self.embedder.model_name, STATIC_MODEL_NAME})
         if others:
             raise EmbeddingMismatchError(
-                f"the contracts in {self.settings.store_dir} were embedded with {', '.join(others)}, and this "
+                f"the contracts in {self.settings.store} were embedded with {', '.join(others)}, and this "
                 f"Clausegraph embeds with {self.embedder.model_name}; vectors of two models cannot be searched "
                 "together. Open the store with the Clausegraph that built it, or ingest its contracts again "
                 "into a new store (--db DIR or $CLAUSEGRAPH_DB)."
@@ -128,7 +114,7 @@ class Library:
 
     @property
     def _model_choice_file(self) -> Path:
-        return self.settings.store_dir / "model.json"
+        return self.settings.store.workspace / "model.json"
 
     def use_llm(self, spec: LLMSpec) -> None:
         """Plan and answer with this local model; LLMSpec() means rules and extractive answers."""
@@ -160,15 +146,15 @@ class Library:
     # --------------------------------------------------------------- ingest
 
     def ingest_file(self, path: Path, progress: ProgressCallback = no_progress) -> IngestOutcome:
-        name, data, problem = self._read(path)
+        name, data, problem = read_file(path, self.settings.limits.max_upload_mb)
         if problem:
-            return _failed(name, problem)
+            return failed(name, problem)
         return self.ingest_upload(name, data, progress)
 
     def ingest_upload(self, file_name: str, data: bytes, progress: ProgressCallback = no_progress) -> IngestOutcome:
-        too_large = self._size_problem(len(data))
+        too_large = size_problem(len(data), self.settings.limits.max_upload_mb)
         if too_large:
-            return _failed(file_name, too_large)
+            return failed(file_name, too_large)
         return ingest_bytes(self.store, self._ingest_embedder, data, file_name, progress, self.settings.limits.max_pages)
 
     def ingest_many(self, sources: list[Path | tuple[str, bytes]], progress: ProgressCallback = no_progress) -> Iterator[IngestOutcome]:
@@ -181,29 +167,26 @@ class Library:
                 yield self.ingest_file(source, tagged) if isinstance(source, Path) else self.ingest_upload(*source, tagged)
             return
 
-        def readable() -> Iterator[tuple[str, bytes | IngestOutcome]]:
-            for source in sources:
-                name, data, problem = self._read(source) if isinstance(source, Path) else (*source, self._size_problem(len(source[1])))
-                yield (name, _failed(name, problem)) if problem else (name, data)
-
         stored = 0
-        for outcome in self.parsers.ingest(self.store, self._ingest_embedder, readable(), progress, self.settings.limits.max_pages):
+        for outcome in self.parsers.ingest(self.store, self._ingest_embedder, readable(sources, self.settings.limits.max_upload_mb), progress, self.settings.limits.max_pages):
             yield outcome
             stored += outcome.status is IngestStatus.INGESTED
             if outcome.status is IngestStatus.INGESTED and stored % _COMPACT_EVERY == 0:
                 self.store.compact()
 
-    def _read(self, path: Path) -> tuple[str, bytes, str | None]:
-        """A file's name and bytes, or why it cannot be ingested."""
-        if not path.exists():
-            return path.name, b"", "no such file"
-        if not path.is_file():
-            return path.name, b"", "not a file"
-        try:
-            too_large = self._size_problem(path.stat().st_size)
-            return (path.name, b"", too_large) if too_large else (path.name, path.read_bytes(), None)
-        except OSError as error:
-            return path.name, b"", f"cannot read it ({error.strerror})"
+    def ingest_on_ray(
+        self, paths: list[Path], address: str | None = None, workers: int | None = None, progress: ProgressCallback = no_progress
+    ) -> Iterator[IngestOutcome]:
+        """Files ingested as one batch on Ray (engine/ingest/ray_batch.py): parsed, structured
+        and embedded by Ray workers, a local instance of `workers` CPUs or the cluster at
+        `address`, and written here, in the order given. Call refresh_indexes when done."""
+        from engine.ingest.ray_batch import ingest_on_ray
+
+        ingest = self.settings.ingest
+        yield from ingest_on_ray(
+            self.store, list(readable(paths, self.settings.limits.max_upload_mb)), address, workers, quick=ingest.vectors == "quick", batch_size=ingest.embed_batch_size,
+            overlap=ingest.window_overlap_tokens, max_pages=self.settings.limits.max_pages, progress=progress,
+        )
 
     @property
     def _ingest_embedder(self) -> Embedder | StaticEmbedder:
@@ -213,12 +196,6 @@ class Library:
     def makes_full_vectors(self) -> bool:
         """Whether contracts with quick vectors get MiniLM's (every setting but `quick`)."""
         return self.settings.ingest.vectors != "quick"
-
-    def _size_problem(self, size: int) -> str | None:
-        limit = self.settings.limits.max_upload_mb
-        if size <= limit * _MB:
-            return None
-        return f"the file is {size / _MB:,.1f} MB, more than the limit of {limit} MB (setting max_upload_mb)"
 
     def ingest_paths(self, paths: list[Path], progress: ProgressCallback = no_progress) -> list[IngestOutcome]:
         """Files and folders as one batch, for a caller that ingests once (a script, a test): the

@@ -12,15 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import ClausegraphError, StoreLocationError
+from engine.errors import ClausegraphError
+from engine.store.location import StoreLocation
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_STORE = PROJECT_ROOT / "data" / "store"
@@ -30,34 +29,12 @@ STORE_ENV = "CLAUSEGRAPH_DB"
 DEFAULT_PRESET = "default"
 
 
-def store_path(explicit: str | Path | None = None) -> Path:
-    """Where the store lives: --db, else $CLAUSEGRAPH_DB, else data/store.
-
-    A `file://` URL is its local folder. Any other URL is refused before anything is written:
-    taken as a path, `s3://bucket/lib` made a local folder named `s3:` and the user believed
-    the library was shared."""
-    chosen = str(explicit or os.environ.get(STORE_ENV) or DEFAULT_STORE)
-    if _URL.match(chosen):
-        url = urlsplit(chosen)
-        if url.scheme.lower() != "file" or url.netloc not in ("", "localhost"):
-            raise StoreLocationError(
-                f"{_without_credentials(url)} is not a folder on this machine. A library is kept in a local folder "
-                f"(--db DIR or ${STORE_ENV}); stores on object storage or other machines are not supported yet, "
-                "and nothing was written there."
-            )
-        chosen = unquote(url.path)
-    return Path(chosen).expanduser().resolve()
-
-
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-def _without_credentials(url: SplitResult) -> str:
-    """The URL as it may be shown: a user name or secret written into it stays out of messages."""
-    host = url.hostname or ""
-    if url.port:
-        host = f"{host}:{url.port}"
-    return urlunsplit((url.scheme, host, url.path, "", ""))
+def store_location(explicit: str | Path | StoreLocation | None = None) -> StoreLocation:
+    """Where the store lives: --db, else $CLAUSEGRAPH_DB, else data/store; a folder, a
+    `file://` URL or an `s3://BUCKET/PREFIX` URL, anything else refused (location.py)."""
+    if isinstance(explicit, StoreLocation):
+        return explicit
+    return StoreLocation.model_validate(str(explicit or os.environ.get(STORE_ENV) or DEFAULT_STORE))
 
 
 class _Section(BaseModel):
@@ -201,7 +178,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     preset: str = Field(default=DEFAULT_PRESET, description="the preset file these values came from")
-    store_dir: Path = Field(default_factory=store_path, description="the store's folder (not part of the fingerprint)")
+    store: StoreLocation = Field(default_factory=store_location, description="where the store lives (not part of the fingerprint)")
     ingest: IngestSettings
     limits: LimitSettings
     retrieval: RetrievalSettings
@@ -218,7 +195,7 @@ class Settings(BaseModel):
 
     def fingerprint(self) -> str:
         """A short hash of every value that changes results (not the preset's name or the store's place)."""
-        values = self.model_dump(mode="json", exclude={"preset", "store_dir"})
+        values = self.model_dump(mode="json", exclude={"preset", "store"})
         canonical = json.dumps(values, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 

@@ -74,7 +74,7 @@ def settings_page() -> None:
         f"Vectors (`ingest.vectors = {mode}`): {how}. Full vectors: {status.ready} of "
         f"{status.ready + len(status.pending)} contracts; quick model `{lib.quick_embedder.model_name}`."
     )
-    st.markdown(f"Store location: `{lib.settings.store_dir}`")
+    st.markdown(f"Store location: `{lib.settings.store}`")
     st.caption("Start the app on another store with `streamlit run app.py -- --db DIR` or `CLAUSEGRAPH_DB=DIR`.")
     st.divider()
     _preset_section(lib)
@@ -90,7 +90,7 @@ def _preset_section(lib) -> None:
     )
     st.caption("Start the app with another preset: `streamlit run app.py -- --preset NAME`; presets are files in `engine/presets/`.")
     with st.expander("All values of this preset"):
-        st.json(settings.model_dump(mode="json", exclude={"store_dir"}), expanded=1)
+        st.json(settings.model_dump(mode="json", exclude={"store"}), expanded=1)
 
 
 settings_page()

@@ -126,6 +126,7 @@ TIERS = {
     "test_browser.py": "e2e",
     "test_cli.py": "e2e",
     "test_durability.py": "e2e",
+    "test_remote_store.py": "e2e",
     "test_hostile.py": "e2e",
     "test_ocr.py": "e2e",
     "test_privacy.py": "e2e",

@@ -78,7 +78,7 @@ def install(allowed: set[tuple[str, int]], record: Path) -> None:
 # The variables the engine must set for itself (engine/offline.py), and those that switch
 # telemetry off for reasons of their own (ONNX Runtime is silent under CI): a guarded child
 # starts without them, so it shows what the product does, not what the test machine does.
-UNSET_IN_CHILD = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "ORT_DISABLE_TELEMETRY",
+UNSET_IN_CHILD = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "ORT_DISABLE_TELEMETRY", "RAY_USAGE_STATS_ENABLED",
                   "ORT_RUNNING_UNIT_TESTS", "CI")
 _SYSCALLS = "trace=connect,sendto,sendmsg,sendmmsg"
 _INET = re.compile(r'sa_family=AF_INET, sin_port=htons\((\d+)\), sin_addr=inet_addr\("([^"]+)"\)')

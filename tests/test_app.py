@@ -14,8 +14,8 @@ from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 @pytest.fixture
 def app_on(monkeypatch):
-    def start(store_dir) -> AppTest:
-        monkeypatch.setenv("CLAUSEGRAPH_DB", str(store_dir))
+    def start(store) -> AppTest:
+        monkeypatch.setenv("CLAUSEGRAPH_DB", str(store))
         at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=240)
         at.run()
         assert not at.exception, at.exception
@@ -25,7 +25,7 @@ def app_on(monkeypatch):
 
 
 def test_library_lists_the_contracts(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     assert at.title[0].value == "Contract library"
     assert at.subheader[0].value == "3 contracts"
     table = at.dataframe[0].value
@@ -34,15 +34,15 @@ def test_library_lists_the_contracts(app_on, sample_library):
     assert row["Pages"] == 31 and row["Title"] == "G-CLOUD 8 FRAMEWORK AGREEMENT"
 
 
-def test_a_store_on_object_storage_stops_the_app_with_its_reason(monkeypatch):
-    monkeypatch.setenv("CLAUSEGRAPH_DB", "s3://bucket/lib")
+def test_a_store_location_the_app_cannot_serve_stops_the_app_with_its_reason(monkeypatch):
+    monkeypatch.setenv("CLAUSEGRAPH_DB", "gs://bucket/lib")
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception, at.exception
     assert [e.value for e in at.error] == [
-        "The contract library cannot be opened: s3://bucket/lib is not a folder on this machine. A library is kept in a "
-        "local folder (--db DIR or $CLAUSEGRAPH_DB); stores on object storage or other machines are not supported yet, "
-        "and nothing was written there."
+        "The contract library cannot be opened: gs://bucket/lib is not a folder on this machine or an S3 bucket. A "
+        "library is kept in a local folder or on S3-compatible object storage (--db DIR, --db s3://BUCKET/PREFIX or "
+        "$CLAUSEGRAPH_DB), and nothing was written there."
     ]
 
 
@@ -70,7 +70,7 @@ def test_a_new_library_gets_the_samples_then_upload_and_delete(app_on, tmp_path)
 
 
 def test_contract_page_shows_the_clause_graph(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at.switch_page("pages/contract.py").run()
     assert not at.exception
     choice = next(o for o in at.selectbox(key="contract_doc").options if GCLOUD.name in o)
@@ -92,7 +92,7 @@ def _ask(at: AppTest, question: str, contract: str) -> AppTest:
 
 
 def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at = _ask(at, "What is the liability cap of each party?", GCLOUD.name)
     assert "Extractive mode" in at.info[0].value
     assert [m.avatar for m in at.chat_message] == ["user", "assistant"]
@@ -126,7 +126,7 @@ def test_ask_answers_with_citation_chips_that_open_the_highlighted_page(app_on, 
 
 
 def test_an_abstention_looks_different_and_offers_the_closest_clauses(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at = _ask(at, "Must source code be deposited in escrow?", MUTUAL_NDA.name)
     assert at.warning[0].value.startswith("Not found: the selected contract does not appear to answer this.")
     assert at.button(key="closest-0-0").label == "Open in viewer"
@@ -135,7 +135,7 @@ def test_an_abstention_looks_different_and_offers_the_closest_clauses(app_on, sa
 
 
 def test_the_viewer_opens_any_contract_and_its_outline_jumps_to_a_clause(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at.switch_page("pages/viewer.py").run()
     at.selectbox(key="viewer_doc").select(GCLOUD.name).run()
     assert [p.caption for i in at.get("image") for p in i.proto.imgs] == [f"{GCLOUD.name} — page 1 of 31"]
@@ -189,7 +189,7 @@ def test_settings_finds_the_local_models_and_the_choice_is_used_and_kept(app_on,
 
 
 def test_search_with_presets_filters_and_modes_opens_hits_in_the_viewer(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at.switch_page("pages/search.py").run()
     at.multiselect(key="search_docs").select(GCLOUD.name).run()
     at.button(key="preset_Governing law").click().run()
@@ -213,7 +213,7 @@ def test_search_with_presets_filters_and_modes_opens_hits_in_the_viewer(app_on, 
 
 
 def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at = _ask(at, "What is the liability cap of each party?", GCLOUD.name)
     at.switch_page("pages/graph.py").run()
     assert not at.exception, at.exception
@@ -228,7 +228,7 @@ def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(ap
 
 
 def test_the_corpus_page_charts_the_library_and_traces_each_flag_to_its_sentence(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at.switch_page("pages/corpus.py").run()
     assert not at.exception, at.exception
     assert {m.label: m.value for m in at.metric} == {"Contracts": "3", "Governing law found": "3", "Jurisdictions": "1"}  # England and Wales, however named
@@ -250,7 +250,7 @@ def test_the_corpus_page_charts_the_library_and_traces_each_flag_to_its_sentence
 
 def _ask_all(app_on, library, question: str) -> AppTest:
     """The question asked on the Ask page with no contract chosen: all of them in scope."""
-    at = app_on(library.settings.store_dir)
+    at = app_on(library.settings.store)
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value(question).run()
     assert not at.exception, at.exception
@@ -298,7 +298,7 @@ def empty_grid(sample_library):
 
 
 def test_the_review_grid_fills_cited_cells_that_open_the_viewer_and_are_kept(app_on, empty_grid):
-    at = app_on(empty_grid.settings.store_dir)
+    at = app_on(empty_grid.settings.store)
     at.switch_page("pages/grid.py").run()
     assert not at.exception, at.exception
     assert at.info[0].value.startswith("Choose the grid's columns above")
@@ -325,13 +325,13 @@ def test_the_review_grid_fills_cited_cells_that_open_the_viewer_and_are_kept(app
     chip.click().run()
     assert at.title[0].value == "Viewer" and any("Section 8.32 · page 21" in m.value for m in at.markdown)
 
-    reopened = app_on(empty_grid.settings.store_dir)  # a new session: the grid is kept with the library
+    reopened = app_on(empty_grid.settings.store)  # a new session: the grid is kept with the library
     reopened.switch_page("pages/grid.py").run()
     assert reopened.dataframe[0].value.equals(table)
 
 
 def test_the_playbook_review_flags_a_red_finding_that_opens_its_evidence(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at.switch_page("pages/review.py").run()
     assert not at.exception, at.exception
     assert at.radio(key="review_source").value == "Default"
@@ -349,7 +349,7 @@ def test_the_playbook_review_flags_a_red_finding_that_opens_its_evidence(app_on,
 
 
 def test_a_malformed_playbook_gets_its_message_and_keeps_the_text(app_on, sample_library):
-    at = app_on(sample_library.settings.store_dir)
+    at = app_on(sample_library.settings.store)
     at.switch_page("pages/review.py").run()
     at.radio(key="review_source").set_value("Edit a copy").run()
     assert at.text_area(key="review_text_editor").value.startswith("name: Default buyer playbook")
@@ -362,9 +362,9 @@ def test_a_malformed_playbook_gets_its_message_and_keeps_the_text(app_on, sample
 
 
 def test_an_edited_playbook_is_kept_with_the_library(app_on, sample_library):
-    kept = sample_library.settings.store_dir / "playbook.yaml"
+    kept = sample_library.settings.store.workspace / "playbook.yaml"
     try:
-        at = app_on(sample_library.settings.store_dir)
+        at = app_on(sample_library.settings.store)
         at.switch_page("pages/review.py").run()
         at.radio(key="review_source").set_value("Edit a copy").run()
         edited = at.text_area(key="review_text_editor").value.replace("name: Default buyer playbook", "name: Our supplier standard")
@@ -373,7 +373,7 @@ def test_an_edited_playbook_is_kept_with_the_library(app_on, sample_library):
         assert not at.exception, at.exception
         assert kept.read_text() == edited
 
-        again = app_on(sample_library.settings.store_dir)  # another session opens with the library's own playbook
+        again = app_on(sample_library.settings.store)  # another session opens with the library's own playbook
         again.switch_page("pages/review.py").run()
         assert again.radio(key="review_source").value == "Kept with this library"
         assert any(c.value.startswith("Our supplier standard: 11 rules") for c in again.caption)

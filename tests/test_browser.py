@@ -41,7 +41,7 @@ class RunningApp:
 def app(sample_library, tmp_path):
     """The app on a copy of the sample store without the Mutual NDA (the test uploads it)."""
     store = tmp_path / "store"
-    shutil.copytree(sample_library.settings.store_dir, store)
+    shutil.copytree(sample_library.settings.store.local, store)
     Library(store).delete(MUTUAL_NDA.name)
     port = free_port()
     streamlit = [

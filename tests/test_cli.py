@@ -71,18 +71,20 @@ def test_store_location_comes_from_the_environment(tmp_path):
     assert (db / "lance").is_dir()
 
 
-def test_a_store_on_object_storage_is_refused_and_nothing_is_written(tmp_path):
-    """`--db s3://bucket/lib` once wrote a local folder named `s3:` and reported success."""
-    for args, env in (
-        (["ingest", "--db", "s3://bucket/lib", str(MUTUAL_NDA)], {}),
-        (["list"], {"CLAUSEGRAPH_DB": "s3://bucket/lib"}),
+def test_a_store_location_the_app_cannot_serve_is_refused_and_nothing_is_written(tmp_path):
+    """`--db s3://bucket/lib` once wrote a local folder named `s3:` and reported success; a
+    scheme the app does not serve is refused, and so is an s3:// store with no credentials."""
+    for args, env, reason in (
+        (["ingest", "--db", "gs://bucket/lib", str(MUTUAL_NDA)], {}, "gs://bucket/lib is not a folder on this machine or an S3 bucket."),
+        (["list"], {"CLAUSEGRAPH_DB": "gs://bucket/lib"}, "gs://bucket/lib is not a folder on this machine or an S3 bucket."),
+        (["list"], {"CLAUSEGRAPH_DB": "s3://bucket/lib"}, "s3://bucket/lib cannot be opened: no AWS credentials were found"),
     ):
         result = subprocess.run(
             [sys.executable, "-m", "engine", *args], cwd=tmp_path, capture_output=True, text=True,
             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PROJECT_ROOT), **env}, timeout=120,
         )
         assert result.returncode == 1 and "Traceback" not in result.stderr
-        assert result.stderr.startswith("error: s3://bucket/lib is not a folder on this machine.")
+        assert result.stderr.startswith(f"error: {reason}"), result.stderr
         assert result.stdout == "" and list(tmp_path.iterdir()) == []
 
 

@@ -112,7 +112,7 @@ def assert_no_partial_rows(library: Library) -> None:
     for table in ("clauses", "windows", "edges", "pages", "fields"):
         column = library.store.table(table).to_lance().to_table(columns=["doc_id"]).column("doc_id")
         assert set(column.to_pylist()) <= documents, table
-    assert {path.stem for path in library.store.files_dir.glob("*.pdf")} == documents
+    assert library.store.file_names_kept() == documents
 
 
 # ------------------------------------------------------------------- service
@@ -174,7 +174,7 @@ def test_the_giant_line_is_stored_whole_and_searchable(service_batch):
 
 
 def test_limits_are_settings_and_the_message_names_them(corpus, tmp_path):
-    library = Library(settings=Settings(store_dir=tmp_path / "store", limits={"max_pages": 1000, "max_upload_mb": 1}))
+    library = Library(settings=Settings(store=tmp_path / "store", limits={"max_pages": 1000, "max_upload_mb": 1}))
     oversized = tmp_path / "scan-of-the-archive.pdf"
     with oversized.open("wb") as file:  # 3 MB on paper, nothing on disk: the size is checked before reading
         file.write(b"%PDF-1.7\n")

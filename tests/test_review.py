@@ -43,7 +43,7 @@ def test_a_grid_answers_every_contract_and_is_kept_with_the_store(grid_library):
             assert _verbatim(library, cell.citations)
             assert cell.found or (not cell.citations and cell.why.startswith("Not found: searched the contract for"))
 
-    reopened = Library(library.settings.store_dir).reviews.grid()  # another session of the app sees it
+    reopened = Library(library.settings.store).reviews.grid()  # another session of the app sees it
     assert reopened.columns == grid.columns and reopened.cell(nda, "governing_law") == law
     assert reopened.missing == 0
 

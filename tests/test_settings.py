@@ -9,14 +9,14 @@ import pytest
 
 from engine.cli import main
 from engine.errors import StoreLocationError
-from engine.settings import PRESETS_DIR, PresetError, Settings, overrides, store_path
+from engine.settings import PRESETS_DIR, PresetError, Settings, overrides, store_location
 
 
 def test_the_default_settings_are_the_default_preset_file():
     values = json.loads((PRESETS_DIR / "default.json").read_text())
     settings = Settings()
     assert settings.preset == "default"
-    assert settings.model_dump(mode="json", exclude={"preset", "store_dir"}) == values
+    assert settings.model_dump(mode="json", exclude={"preset", "store"}) == values
 
 
 def test_a_single_value_is_overridden_and_the_rest_kept():
@@ -27,7 +27,7 @@ def test_a_single_value_is_overridden_and_the_rest_kept():
 
 def test_the_fingerprint_names_the_values_not_the_store():
     default = Settings().fingerprint()
-    assert Settings(store_dir="/tmp/elsewhere").fingerprint() == default
+    assert Settings(store="/tmp/elsewhere").fingerprint() == default
     assert Settings(answer={"abstain": {"threshold": 0.5}}).fingerprint() != default
 
 
@@ -50,16 +50,21 @@ def test_one_value_is_overridden_over_the_preset_and_a_malformed_one_is_refused(
         overrides(["retrieval.category_weight"])
 
 
-def test_a_file_url_is_its_folder_and_any_other_url_is_refused_without_its_secrets(tmp_path, monkeypatch):
-    assert store_path(f"file://{tmp_path}/my%20library") == tmp_path / "my library"
-    assert store_path(f"file://localhost{tmp_path}") == tmp_path
+def test_a_file_url_is_its_folder_an_s3_url_is_a_bucket_and_any_other_url_is_refused_without_its_secrets(tmp_path, monkeypatch):
+    assert store_location(f"file://{tmp_path}/my%20library").local == tmp_path / "my library"
+    assert store_location(f"file://localhost{tmp_path}").local == tmp_path
+    shared = store_location("s3://contracts-bucket//team/lib/")
+    assert (shared.url, shared.bucket, shared.prefix, shared.is_remote) == ("s3://contracts-bucket/team/lib", "contracts-bucket", "team/lib", True)
+    assert shared.lance_uri == "s3://contracts-bucket/team/lib/lance"
     with pytest.raises(StoreLocationError) as refused:
-        store_path("s3://AKIAEXAMPLE:wJalrSECRET@contracts-bucket/team/lib")
+        store_location("s3://AKIAEXAMPLE:wJalrSECRET@contracts-bucket/team/lib")
     message = str(refused.value)
-    assert message.startswith("s3://contracts-bucket/team/lib is not a folder on this machine.")
+    assert message.startswith("s3://contracts-bucket/team/lib has credentials written into it; give them in the AWS environment")
     assert "AKIAEXAMPLE" not in message and "wJalrSECRET" not in message
     monkeypatch.setenv("CLAUSEGRAPH_DB", "gs://bucket/lib")
-    with pytest.raises(StoreLocationError, match="^gs://bucket/lib is not a folder"):
-        store_path()
+    with pytest.raises(StoreLocationError, match="^gs://bucket/lib is not a folder on this machine or an S3 bucket"):
+        store_location()
     with pytest.raises(StoreLocationError, match="^file://fileserver/share is not a folder"):
-        store_path("file://fileserver/share")  # a file URL naming another machine
+        store_location("file://fileserver/share")  # a file URL naming another machine
+    with pytest.raises(StoreLocationError, match="does not name a valid S3 bucket"):
+        store_location("s3://Bad_Bucket/lib")

@@ -78,7 +78,7 @@ def test_full_text_and_vector_search_find_the_right_clause(sample_library):
 def test_compacting_keeps_every_row_and_the_search_indexes(tmp_path):
     """A long batch compacts the store every hundred contracts (Library.ingest_many): the files
     of the documents and pages tables merge; rows and what keyword search finds do not change."""
-    library = Library(tmp_path / "store", settings=Settings(store_dir=tmp_path / "store", ingest={"vectors": "quick"}))
+    library = Library(tmp_path / "store", settings=Settings(store=tmp_path / "store", ingest={"vectors": "quick"}))
     library.ingest_paths([GCLOUD, MUTUAL_NDA])
     library.ingest_file(HIGHWAYS_NDA)  # one more file in every table
     rows = {name: library.store.table(name).count_rows() for name in ("clauses", "windows", "edges", "pages", "documents", "fields")}

@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine.errors import ClausegraphError
 from engine.service import Library
-from engine.settings import store_path
+from engine.settings import store_location
 from models.document import Document
 
 
@@ -26,8 +26,8 @@ def store_argument() -> str | None:
 
 
 @st.cache_resource(show_spinner="Opening the contract library…")
-def _library(store_dir: str, preset: str | None) -> Library:
-    library = Library(store_dir, preset=preset)
+def _library(store: str, preset: str | None) -> Library:
+    library = Library(store, preset=preset)
     library.restore_llm()
     library.complete_vectors_in_background()  # contracts left with quick vectors by a CLI ingest or a closed app
     threading.Thread(target=library.parsers.warm, name="start-parsers", daemon=True).start()  # the first upload waits less
@@ -39,7 +39,7 @@ def library() -> Library:
     """The shared Library (`-- --preset NAME` picks the settings preset); a store this version
     cannot open stops the page with what to do."""
     try:
-        return _library(str(store_path(store_argument())), _argument("--preset"))
+        return _library(str(store_location(store_argument())), _argument("--preset"))
     except ClausegraphError as error:
         st.error(f"The contract library cannot be opened: {error}", icon=":material/error:")
         st.stop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
@@ -115,6 +116,33 @@ def page_rows(doc_id: str, text: DocumentText) -> list[dict]:
     return rows
 
 
+@dataclass
+class PreparedContract:
+    """Everything one contract's rows are made of, before the store is touched: what a worker
+    elsewhere (another process, a Ray task on another machine) hands to the one committer."""
+
+    parsed: ParsedContract
+    clause_vectors: np.ndarray
+    windows: list[dict]
+    embedding_model: str
+    embed_seconds: float
+
+
+def prepare_contract(
+    data: bytes,
+    file_name: str,
+    embedder: Embedder,
+    progress: ProgressCallback = no_progress,
+    max_pages: int | None = None,
+    parse: Callable[[bytes, str, ProgressCallback, int | None], ParsedContract] | None = None,
+) -> PreparedContract:
+    """Parse, structure and embed one file; raises for a file that cannot be read."""
+    parsed = (parse or parse_contract)(data, file_name, progress, max_pages)
+    embed_started = time.perf_counter()
+    clause_vectors, windows = embed_contract(parsed, embedder, progress)
+    return PreparedContract(parsed, clause_vectors, windows, embedder.model_name, time.perf_counter() - embed_started)
+
+
 def ingest_bytes(
     store: ClauseStore,
     embedder: Embedder,
@@ -128,17 +156,31 @@ def ingest_bytes(
     `parse` stands in for parse_contract when another process parsed the file (parallel.py)."""
     started = time.perf_counter()
     doc_id = document_id(data) if data else None
+    if doc_id is not None:
+        existing = current_document(store, doc_id)
+        if existing is not None:
+            return unchanged_outcome(file_name, existing)
+    return commit_contract(store, data, file_name, lambda: prepare_contract(data, file_name, embedder, progress, max_pages, parse), progress, started)
+
+
+def commit_contract(
+    store: ClauseStore,
+    data: bytes,
+    file_name: str,
+    prepare: Callable[[], PreparedContract],
+    progress: ProgressCallback = no_progress,
+    started: float | None = None,
+) -> IngestOutcome:
+    """Write a prepared contract (`prepare` makes it, or hands over one made elsewhere, or
+    raises what stopped it); never raises for a bad file, the outcome says what went wrong."""
+    started = time.perf_counter() if started is None else started
+    doc_id = document_id(data) if data else None
     try:
-        if doc_id is not None:
-            existing = current_document(store, doc_id)
-            if existing is not None:
-                return _unchanged(file_name, existing)
-        parsed = (parse or parse_contract)(data, file_name, progress, max_pages)
-        embed_started = time.perf_counter()
-        clause_vectors, windows = embed_contract(parsed, embedder, progress)
+        prepared = prepare()
+        parsed = prepared.parsed
         store_started = time.perf_counter()
         progress(Progress(file_name, Stage.STORE, 0.0, "writing to the store"))
-        document = _document(parsed, embedder, len(data), seconds=store_started - started)
+        document = _document(parsed, prepared.embedding_model, len(data), seconds=store_started - started)
         fields = extract_fields(parsed.doc_id, parsed.graph.clauses, parsed.graph.title)
         pages = page_rows(parsed.doc_id, parsed.text)
 
@@ -148,11 +190,11 @@ def ingest_bytes(
         with store.writing(on_wait=waiting):
             existing = store.document(parsed.doc_id)
             if existing is not None and existing.parser_version == PARSER_VERSION:  # stored meanwhile
-                return _unchanged(file_name, existing)
+                return unchanged_outcome(file_name, existing)
             if existing is not None:  # an older parser's version of the same file
                 store.delete_document(parsed.doc_id)
             store.add_contract(
-                document, parsed.graph.clauses, clause_vectors, windows, parsed.graph.edges,
+                document, parsed.graph.clauses, prepared.clause_vectors, prepared.windows, parsed.graph.edges,
                 pages, data, fields, EXTRACTOR_VERSION,
             )
         finished = time.perf_counter()
@@ -171,7 +213,7 @@ def ingest_bytes(
     stages = {
         Stage.PARSE.value: parsed.parse_seconds,
         Stage.STRUCTURE.value: parsed.structure_seconds,
-        Stage.EMBED.value: store_started - embed_started,
+        Stage.EMBED.value: prepared.embed_seconds,
         Stage.STORE.value: finished - store_started,
     }
     return IngestOutcome(
@@ -188,7 +230,7 @@ def current_document(store: ClauseStore, doc_id: str) -> Document | None:
     return existing if existing is not None and existing.parser_version == PARSER_VERSION else None
 
 
-def _unchanged(file_name: str, existing: Document) -> IngestOutcome:
+def unchanged_outcome(file_name: str, existing: Document) -> IngestOutcome:
     return IngestOutcome(
         file_name=file_name, status=IngestStatus.UNCHANGED, doc_id=existing.doc_id, pages=existing.pages,
         clauses=existing.clauses, definitions=existing.definitions,
@@ -197,7 +239,7 @@ def _unchanged(file_name: str, existing: Document) -> IngestOutcome:
     )
 
 
-def _document(parsed: ParsedContract, embedder: Embedder, size: int, seconds: float) -> Document:
+def _document(parsed: ParsedContract, embedding_model: str, size: int, seconds: float) -> Document:
     graph = parsed.graph
     return Document(
         doc_id=parsed.doc_id,
@@ -211,7 +253,7 @@ def _document(parsed: ParsedContract, embedder: Embedder, size: int, seconds: fl
         clause_types=graph.type_counts,
         pages_without_text=parsed.text.pages_without_text,
         parser_version=PARSER_VERSION,
-        embedding_model=embedder.model_name,
+        embedding_model=embedding_model,
         ingested_at=datetime.now(timezone.utc),
         ingest_seconds=seconds,
         size_bytes=size,

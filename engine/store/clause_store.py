@@ -5,7 +5,8 @@ last, so a document is visible only once all its rows are in; rows of other tabl
 document row is missing are leftovers of an interrupted ingest and are removed when the
 store opens and no writer is busy (storelock).
 The original PDF is kept beside the tables (files/<doc_id>.pdf) for the viewer; store.json
-records the layout's version (storeversion), writer.lock lets one writer in at a time.
+records the layout's version (version.py); the writer lock lets one writer in at a time. A store lives
+in a local folder or under an S3 prefix (location.py); its files other than LanceDB's go through folder.py.
 
 Every write holds the writer lock, and every read sees the latest committed rows, including
 those another process wrote after this one opened the store. A test can pause a write
@@ -14,7 +15,6 @@ between its steps (pause_points.py); table_rows.py converts models to rows and b
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +28,7 @@ from lancedb.index import FTS
 
 from engine.embed import DIMENSION
 from engine.errors import NotFoundError
-from engine.store.lock import WriterLock
+from engine.store.location import StoreLocation
 from engine.store.page_words import PageWords
 from engine.store.pause_points import pause_point
 from engine.store.table_rows import clause_row, document_from_row, document_row, edge_row, fields_row
@@ -63,6 +63,13 @@ class GraphParts:
 _SUPERSEDED_AFTER = timedelta(minutes=1)  # compact() deletes table versions older than this
 
 
+FILES = "files"  # the folder of the original PDFs, one per contract
+
+
+def _pdf(doc_id: str) -> str:
+    return f"{FILES}/{doc_id}.pdf"
+
+
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -75,27 +82,30 @@ def in_list(column: str, values: Iterable[str]) -> str:
 class ClauseStore:
     """Reads and writes the clause graph of every ingested contract."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        self._lock = WriterLock(self.path)
-        # Checking for newer versions on every read costs a fraction of a millisecond, and
-        # without it a store opened before another process's ingest never sees that contract.
-        self._db = lancedb.connect(str(self.path / "lance"), read_consistency_interval=timedelta(0))
+    def __init__(self, location: StoreLocation | Path | str) -> None:
+        self.location = StoreLocation.model_validate(location)
+        self.folder = self.location.folder()
+        self._lock = self.location.writer_lock(self.folder, after_dead_writer=self._after_dead_writer)
+        # Checking for newer versions on every read costs a fraction of a millisecond locally (a listing
+        # on object storage); without it a store opened before another process's ingest never sees that contract.
+        self._db = lancedb.connect(self.location.lance_uri, read_consistency_interval=timedelta(0))
         if self._version() != SCHEMA_VERSION:  # a newer store raises here, before anything is written
             with self._lock.hold():
                 self._upgrade(self._version())  # again: another writer may have done it meanwhile
-        self.files_dir = self.path / "files"
-        self.files_dir.mkdir(exist_ok=True)
         self._tables = {name: self._db.open_table(name) for name in SCHEMAS}
         self._documents: tuple[int, list[Document]] | None = None  # (table version, its documents)
         self.remove_incomplete()
 
     # ------------------------------------------------------------------ setup
 
+    def _after_dead_writer(self) -> None:
+        """A remote writer died holding the lock: its rows are leftovers (cleaned by the open itself while opening)."""
+        if getattr(self, "_tables", None):
+            self.remove_incomplete()
+
     def _version(self) -> int | None:
         """None for a new store; a StoreVersionError for one this version cannot read."""
-        return stored_version(self.path, has_tables="documents" in self._db.list_tables().tables)
+        return stored_version(self.folder, str(self.location), has_tables="documents" in self._db.list_tables().tables)
 
     def _upgrade(self, found: int | None) -> None:
         """Bring a new or older store to SCHEMA_VERSION. Every step may run again after a
@@ -109,7 +119,7 @@ class ClauseStore:
         if found == 1:  # version 1 kept its version in the documents table's schema, store.json has it now
             self._db.open_table("documents").to_lance().update_schema_metadata({}, replace=True)
         self._ensure_text_indexes(self._db.open_table("clauses"))
-        record_version(self.path)
+        record_version(self.folder)
 
     @staticmethod
     def _ensure_text_indexes(clauses) -> None:
@@ -137,9 +147,9 @@ class ClauseStore:
                 orphans |= set(self._column(name, "doc_id")) - complete
             for doc_id in orphans:
                 self._delete_rows(doc_id)
-            for stray in self.files_dir.glob("*.pdf"):
-                if stray.stem not in complete:
-                    stray.unlink(missing_ok=True)
+            for stray in self.folder.names(FILES):
+                if stray.removesuffix(".pdf") not in complete:
+                    self.folder.delete(f"{FILES}/{stray}")
             return sorted(orphans)
 
     def _column(self, table: str, column: str) -> list:
@@ -163,7 +173,7 @@ class ClauseStore:
         doc_id = document.doc_id
         with self.writing():
             pause_point("file")
-            (self.files_dir / f"{doc_id}.pdf").write_bytes(pdf_bytes)
+            self.folder.write(_pdf(doc_id), pdf_bytes)
             pause_point("fields")
             if fields is not None:
                 self.put_fields(fields, extractor_version)
@@ -234,7 +244,7 @@ class ClauseStore:
         with self.writing():
             self._tables["documents"].delete(f"doc_id = {_quote(doc_id)}")
             self._delete_rows(doc_id)
-            (self.files_dir / f"{doc_id}.pdf").unlink(missing_ok=True)
+            self.folder.delete(_pdf(doc_id))
 
     def _delete_rows(self, doc_id: str) -> None:
         for name in CHILD_TABLES:
@@ -358,10 +368,14 @@ class ClauseStore:
         return DocumentDetail(document=document, clauses=clauses, definitions=definitions, edges=self.edges(doc_id))
 
     def file_path(self, doc_id: str) -> Path:
-        return self.files_dir / f"{doc_id}.pdf"
+        """The contract's PDF on this machine (a remote store's, fetched once into the workspace)."""
+        return self.folder.local_copy(_pdf(doc_id))
+
+    def file_names_kept(self) -> set[str]:
+        return {name.removesuffix(".pdf") for name in self.folder.names(FILES)}  # doc_ids whose PDF is kept
 
     def size_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+        return self.folder.total_bytes()
 
     def table_version(self, name: str) -> int:
         """The table's latest version: it changes with every write, from any process."""
@@ -381,6 +395,6 @@ class ClauseStore:
         self._tables.clear()
 
     def destroy(self) -> None:
-        """Delete the whole store from disk (tests and `reset`)."""
+        """Delete the whole store (tests and `reset`)."""
         self.close()
-        shutil.rmtree(self.path, ignore_errors=True)
+        self.folder.remove_all()

@@ -24,11 +24,11 @@ from pathlib import Path
 LOCK_FILE = "writer.lock"
 
 
-class WriterLock:
-    """The store's writer lock; re-entrant within a thread (a write may call another)."""
+class ReentrantLock:
+    """A lock re-entrant within a thread (a write may call another) and exclusive between
+    holders; `_exclusive` says how the first hold of a thread takes it."""
 
-    def __init__(self, store_dir: Path) -> None:
-        self.path = Path(store_dir) / LOCK_FILE
+    def __init__(self) -> None:
         self._held = threading.local()
 
     @contextmanager
@@ -43,6 +43,33 @@ class WriterLock:
             finally:
                 self._held.depth -= 1
             return
+        with self._exclusive(wait, on_wait) as held:
+            if not held:
+                yield False
+                return
+            self._held.depth = 1
+            try:
+                self._taken()
+                yield True
+            finally:
+                self._held.depth = 0
+
+    def _exclusive(self, wait: bool, on_wait: Callable[[], None] | None):
+        raise NotImplementedError
+
+    def _taken(self) -> None:
+        """Runs once the lock is held, before the block (the hold is re-entrant by then)."""
+
+
+class WriterLock(ReentrantLock):
+    """The writer lock of a store in a local folder: an flock."""
+
+    def __init__(self, store_dir: Path) -> None:
+        super().__init__()
+        self.path = Path(store_dir) / LOCK_FILE
+
+    @contextmanager
+    def _exclusive(self, wait: bool, on_wait: Callable[[], None] | None) -> Iterator[bool]:
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             locked = _try_lock(descriptor)
@@ -51,14 +78,7 @@ class WriterLock:
                     on_wait()
                 fcntl.flock(descriptor, fcntl.LOCK_EX)
                 locked = True
-            if not locked:
-                yield False
-                return
-            self._held.depth = 1
-            try:
-                yield True
-            finally:
-                self._held.depth = 0
+            yield locked
         finally:
             os.close(descriptor)  # the only descriptor of this open: closing it releases the lock
 

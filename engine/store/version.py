@@ -11,9 +11,6 @@ grid_cells); an older store gets them, empty, when it is opened.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from pydantic import BaseModel, Field, ValidationError
 
 from engine.errors import ClausegraphError
@@ -30,33 +27,33 @@ class StoreManifest(BaseModel):
     schema_version: int = Field(ge=1)
 
 
-def stored_version(store_dir: Path, has_tables: bool) -> int | None:
-    """The store's schema version: None for a new store, 1 for one from before store.json."""
-    path = Path(store_dir) / MANIFEST_FILE
-    if not path.exists():
+def stored_version(folder, where: str, has_tables: bool) -> int | None:
+    """The store's schema version: None for a new store, 1 for one from before store.json.
+    `folder` holds the store's files (folder.py), `where` names the store in messages."""
+    try:
+        data = folder.read(MANIFEST_FILE)
+    except OSError as error:
+        raise StoreVersionError(
+            f"cannot read {where}/{MANIFEST_FILE} ({error.strerror}), so the layout of the store is unknown: restore that file, "
+            "or open another store (--db DIR or $CLAUSEGRAPH_DB)"
+        ) from None
+    if data is None:
         return 1 if has_tables else None
     try:
-        version = StoreManifest.model_validate_json(path.read_bytes()).schema_version
-    except (OSError, ValidationError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "it is not a store manifest"
+        version = StoreManifest.model_validate_json(data).schema_version
+    except ValidationError:
         raise StoreVersionError(
-            f"cannot read {path} ({reason}), so the layout of the store is unknown: restore that file, "
-            "or open another store (--db DIR or $CLAUSEGRAPH_DB)"
+            f"cannot read {where}/{MANIFEST_FILE} (it is not a store manifest), so the layout of the store is unknown: "
+            "restore that file, or open another store (--db DIR or $CLAUSEGRAPH_DB)"
         ) from None
     if version > SCHEMA_VERSION:
         raise StoreVersionError(
-            f"the store at {store_dir} was written by a newer Clausegraph (store schema {version}; this one "
+            f"the store at {where} was written by a newer Clausegraph (store schema {version}; this one "
             f"reads schema {SCHEMA_VERSION} and older): update Clausegraph, or open another store (--db DIR or $CLAUSEGRAPH_DB)"
         )
     return version
 
 
-def record_version(store_dir: Path) -> None:
+def record_version(folder) -> None:
     """Write store.json for SCHEMA_VERSION, whole or not at all (a kill leaves the old one)."""
-    path = Path(store_dir) / MANIFEST_FILE
-    partial = path.with_suffix(".json.partial")
-    with partial.open("w") as out:
-        out.write(StoreManifest(schema_version=SCHEMA_VERSION).model_dump_json(indent=2) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(partial, path)
+    folder.write(MANIFEST_FILE, (StoreManifest(schema_version=SCHEMA_VERSION).model_dump_json(indent=2) + "\n").encode())
