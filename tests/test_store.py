@@ -15,6 +15,7 @@ from engine.store.clause_store import ClauseStore
 from engine.store.table_schemas import CLAUSES_SCHEMA
 from models.clause import ClauseKind
 from models.document import IngestStatus
+from models.fields import ContractFields
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 
@@ -158,3 +159,15 @@ def test_a_contract_is_found_by_a_unique_prefix_of_its_file_name(sample_library)
     assert sample_library.find("EXAMPLE-mutual").file_name == MUTUAL_NDA.name  # case aside, as the app's search
     with pytest.raises(NotFoundError, match="no document matches 'Conformis'"):
         sample_library.find("Conformis")
+
+
+def test_a_contract_another_session_deletes_mid_question_has_no_fields_and_gets_no_orphan_row(tmp_path):
+    """bench/soak.py found it: a question held a contract's graph, another session deleted the
+    contract, and reading its fields again raised IndexError (and would have stored a row of
+    no contract)."""
+    asking = Library(settings=Settings(store=tmp_path / "store", ingest={"vectors": "quick"}))
+    doc_id = asking.ingest_file(MUTUAL_NDA).doc_id
+    assert asking.graph(doc_id).document.file_name == MUTUAL_NDA.name  # the question's graph, held
+    Library(settings=Settings(store=tmp_path / "store", ingest={"vectors": "quick"})).delete(MUTUAL_NDA.name)
+    assert asking.engine.fields.of([doc_id]) == [ContractFields(doc_id=doc_id)]
+    assert asking.store.table("fields").count_rows() == 0

@@ -34,6 +34,17 @@ class StoredFields:
         self._held_version: int | None = None  # the fields table's version the held fields were read at
         self._lock = threading.Lock()
 
+    def _read_again(self, doc_id: str) -> ContractFields:
+        """The contract's fields read from its clauses and stored (a new table version: the cache
+        starts again next time). A contract another session deleted while a question about it
+        was being answered has none, and nothing is written for it (a row of no contract)."""
+        with self.store.writing():
+            if self.store.document(doc_id) is None:
+                return ContractFields(doc_id=doc_id)
+            fields = read_fields(self.graph(doc_id))
+            self.store.put_fields(fields, EXTRACTOR_VERSION)
+        return fields
+
     def of(self, doc_ids: list[str]) -> list[ContractFields]:
         """Each contract's fields, in the order given."""
         with self._lock:
@@ -46,8 +57,7 @@ class StoredFields:
         for doc_id in missing:
             extractor, fields = stored.get(doc_id, ("", None))
             if fields is None or extractor != EXTRACTOR_VERSION:
-                fields = read_fields(self.graph(doc_id))
-                self.store.put_fields(fields, EXTRACTOR_VERSION)  # a new table version: the cache starts again next time
+                fields = self._read_again(doc_id)
             held[doc_id] = fields
         with self._lock:
             if self._held_version == version:
