@@ -1,6 +1,7 @@
 """The whole CUAD library: ingest 510 contracts into a fresh store, then ask over all of them.
 
     .venv/bin/python bench/scale.py [--n 510] [--db DIR] [--preset NAME] [--cold 10]
+    .venv/bin/python bench/scale.py --ray [--n 20]
 
 Prints (one run, this machine):
 - ingest: minutes and pages/s until every contract is searchable (quick vectors, parsing in
@@ -12,6 +13,13 @@ Prints (one run, this machine):
   the model and store loaded from nothing): p50 and p95 wall seconds;
 - the app in AppTest: the Corpus page's first render, and the Ask page's first answer over all
   contracts, in seconds.
+
+With `--ray`: the first `--n` dev contracts (default 20) ingested on a local Ray instance
+(`Library.ingest_on_ray`) with 1 and then 2 workers, each into a new store, beside the plain
+ingest (parsing workers, quick vectors, then full vectors in the background): pages/s until
+every contract has full vectors, the committer's share of the time (the one process that
+writes, whose seconds per contract bound the batch however many workers prepare it), and for
+how many contracts `show --json` is the plain ingest's.
 
 Questions: the 41 CUAD category questions of cuad_dev and nine "which contracts..." requests
 from bench/phrasings/enumeration.json, each asked with every contract in scope. With `--db` an
@@ -135,14 +143,50 @@ def spread(seconds: list[float]) -> str:
     return f"p50 {statistics.median(ordered):.2f} s, p95 {p95:.2f} s, max {ordered[-1]:.2f} s ({len(ordered)} questions)"
 
 
+def ray_scale(count: int, workers: list[int]) -> None:
+    """Pages/s of `ingest --ray` with each number of local workers, beside the plain ingest, and
+    whether each contract's `show --json` is the plain ingest's."""
+    from engine.cli import show_json
+
+    files = [CUAD / row["file"] for row in sorted(cuad_manifest("dev"), key=lambda row: row["id"])[:count]]
+    print(f"{len(files)} CUAD dev contracts, {len(os.sched_getaffinity(0))} cores; each run into a new store", flush=True)
+    print("| ingest | pages | seconds | pages/s | committer s/contract | committer share | show --json as plain |\n|---|---|---|---|---|---|---|")
+    runs = [("plain", None)] + [(f"Ray, {n} worker{'s' if n > 1 else ''}", n) for n in workers]
+    shown: dict[str, dict] = {}  # doc_id -> the plain ingest's show --json
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, n in runs:
+            library = Library(Path(tmp) / name.replace(" ", "").replace(",", "-"))
+            started = time.perf_counter()
+            batch = library.ingest_many(files) if n is None else library.ingest_on_ray(files, workers=n)
+            outcomes = list(batch)
+            library.refresh_indexes(outcomes)
+            library.wait_for_vectors()
+            library.parsers.close()
+            seconds = time.perf_counter() - started
+            done = [o for o in outcomes if o.status is IngestStatus.INGESTED]
+            pages = sum(o.pages for o in done)
+            committing = sum(o.stage_seconds.get("store", 0.0) for o in done)
+            details = {o.doc_id: show_json(library.store.detail(o.doc_id)) for o in done}
+            same = "-" if n is None else f"{sum(shown.get(d) == j for d, j in details.items())} of {len(details)}"
+            shown = details if n is None else shown
+            print(f"| {name} | {pages} | {seconds:.0f} | {pages / seconds:.2f} | {committing / max(len(done), 1):.2f} | "
+                  f"{committing / seconds:.0%} | {same} |", flush=True)
+            if len(done) < len(files):
+                print(f"  {len(files) - len(done)} not ingested: {[o.message for o in outcomes if o.status is not IngestStatus.INGESTED][:3]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=510, help="how many CUAD contracts (all splits, in id order)")
     parser.add_argument("--db", type=Path, help="store to use (default: a new one in a temporary folder)")
     parser.add_argument("--preset", help="settings preset, e.g. large-library (quick vectors only)")
     parser.add_argument("--cold", type=int, default=10, help="questions asked each in a new process")
+    parser.add_argument("--ray", action="store_true", help="measure `ingest --ray` with 1 and 2 local workers instead (--n default 20)")
     args = parser.parse_args()
     require_shared_data()
+    if args.ray:
+        ray_scale(args.n if args.n != 510 else 20, [1, 2])
+        return
     files = contracts(args.n)
     with tempfile.TemporaryDirectory() as tmp:
         store = args.db or Path(tmp) / "store"

@@ -68,7 +68,9 @@ def session(store: str, index: int, ops: int, seed: int, pool: list[str], result
     errors: list[str] = []
     mine: set[str] = set()  # the file names of this session's contracts it believes are in the store
     library = _library(store)
-    for _ in range(ops):
+    for done in range(ops):
+        if done and done % 25 == 0:
+            print(f"  session {index}: {done}/{ops} operations, {len(errors)} errors", file=sys.stderr, flush=True)
         operation = rng.choices(list(OPERATIONS), weights=list(OPERATIONS.values()))[0]
         absent = [p for p in pool if Path(p).name not in mine]
         if operation == "ingest" and not absent:

@@ -24,6 +24,7 @@ from engine import cli
 from engine.settings import PROJECT_ROOT, SAMPLES_DIR
 from engine.store.clause_store import ClauseStore
 from engine.store.lease import LEASE_SECONDS, LOCK_OBJECT, LeaseLock
+from engine.store.version import StoreVersionError
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 from tests.ingestproc import IngestProcess, rows_of, state_of
 from tests.network_guard import child_environment, guarded_command, inet_contacts, read_record, strace_works
@@ -185,3 +186,12 @@ def test_a_batch_ingested_on_a_local_ray_instance_matches_a_plain_ingest_and_a_b
             _local(capsys, "show", "--db", str(sample_library.settings.store), "--json", sample.name)
         ), sample.name
     assert {d.embedding_model for d in ClauseStore(db).documents()} == {"all-MiniLM-L6-v2"}  # full vectors made on Ray
+
+
+def test_a_remote_store_from_a_newer_version_is_refused_and_left_as_it_was(remote, s3):
+    ClauseStore(remote)  # a new store: its tables and store.json
+    bucket, prefix = remote.removeprefix("s3://").split("/", 1)
+    s3.client().put_object(Bucket=bucket, Key=f"{prefix}/store.json", Body=b'{"schema_version": 99}')
+    with pytest.raises(StoreVersionError, match=f"^the store at {remote} was written by a newer Clausegraph"):
+        ClauseStore(remote)
+    assert s3.client().get_object(Bucket=bucket, Key=f"{prefix}/store.json")["Body"].read() == b'{"schema_version": 99}'

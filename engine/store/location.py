@@ -22,12 +22,17 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from engine.errors import StoreLocationError
+
+if TYPE_CHECKING:  # imported where used: a local store never loads boto3
+    from engine.store.folder import LocalFolder, S3Folder
+    from engine.store.lease import LeaseLock
+    from engine.store.lock import WriterLock
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")  # S3's rule for bucket names
@@ -89,7 +94,7 @@ class StoreLocation(BaseModel):
         readable = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{self.bucket}_{self.prefix}")[:80]
         return cache / "clausegraph" / "stores" / f"{readable}-{hashlib.sha256(self.url.encode()).hexdigest()[:8]}"
 
-    def folder(self):
+    def folder(self) -> LocalFolder | S3Folder:
         """The store's files beside its tables (PDFs, store.json)."""
         from engine.store.folder import LocalFolder, S3Folder
 
@@ -97,7 +102,7 @@ class StoreLocation(BaseModel):
             return S3Folder(self.bucket, self.prefix, cache=self.workspace, shown=self.url)
         return LocalFolder(self.local)
 
-    def writer_lock(self, folder, after_dead_writer: Callable[[], None]):
+    def writer_lock(self, folder: LocalFolder | S3Folder, after_dead_writer: Callable[[], None]) -> WriterLock | LeaseLock:
         """The lock every writer of this store holds. `after_dead_writer` runs, lock held,
         when a remote writer takes over the lease of one that died (its half-written rows
         are then known leftovers); a local flock dies with its holder and says nothing."""
