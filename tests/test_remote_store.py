@@ -12,13 +12,13 @@ and ingests it whole; the secret key appears nowhere.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 import uuid
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from engine import cli
 from engine.settings import PROJECT_ROOT, SAMPLES_DIR
@@ -78,7 +78,7 @@ def _listing(output: str) -> list[dict]:
     return sorted(rows, key=lambda row: row["file_name"])
 
 
-def test_the_cli_gives_the_same_results_on_a_bucket_as_on_a_folder_and_contacts_only_the_endpoint(remote, s3, sample_library, tmp_path, capsys):
+def test_the_cli_gives_the_same_results_on_a_bucket_as_on_a_folder_and_contacts_only_the_endpoint(remote, s3, sample_library, tmp_path, capsys, monkeypatch):
     local = str(sample_library.settings.store)
     guard = (tmp_path / "guard", s3.address)
     guard[0].mkdir()
@@ -96,6 +96,12 @@ def test_the_cli_gives_the_same_results_on_a_bucket_as_on_a_folder_and_contacts_
     assert [c["quote"] for c in asked["citations"]][:1] == [
         "This Agreement is governed by, and is to be construed in accordance with, English law."
     ]
+    monkeypatch.setenv("CLAUSEGRAPH_DB", remote)  # the app on the bucket, as an analyst's would be
+    app = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=240)
+    app.run()
+    assert not app.exception and app.subheader[0].value == "3 contracts"
+    assert set(app.dataframe[0].value["File"]) == {p.name for p in SAMPLES}
+    assert f"Store: `{remote}`" in [c.value for c in app.caption]
     deleted = _engine("delete", "--db", remote, HIGHWAYS_NDA.name, guard=guard)
     assert HIGHWAYS_NDA.name in deleted.stdout
     remaining = _listing(_engine("list", "--db", remote, "--json", guard=guard).stdout)
