@@ -31,7 +31,6 @@ import tempfile
 import time
 import traceback
 import uuid
-from collections import Counter
 from pathlib import Path
 
 from common import CUAD, PROJECT_ROOT, cuad_manifest, require_shared_data

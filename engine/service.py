@@ -184,7 +184,7 @@ class Library:
 
         ingest = self.settings.ingest
         yield from ingest_on_ray(
-            self.store, list(readable(paths, self.settings.limits.max_upload_mb)), address, workers, quick=ingest.vectors == "quick", batch_size=ingest.embed_batch_size,
+            self.store, readable(paths, self.settings.limits.max_upload_mb), address, workers, quick=ingest.vectors == "quick", batch_size=ingest.embed_batch_size,
             overlap=ingest.window_overlap_tokens, max_pages=self.settings.limits.max_pages, progress=progress,
         )
 

@@ -22,7 +22,8 @@ import os
 import pickle
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 
 from engine.errors import IngestError
@@ -33,6 +34,8 @@ from engine.store.clause_store import ClauseStore
 from models.document import IngestOutcome
 
 log = logging.getLogger(__name__)
+
+CHUNK = 256  # files read and prepared per Ray Data run
 
 
 class Preparer:
@@ -64,7 +67,7 @@ class Preparer:
 
 def ingest_on_ray(
     store: ClauseStore,
-    files: list[tuple[str, bytes | IngestOutcome]],
+    files: Iterable[tuple[str, bytes | IngestOutcome]],
     address: str | None,
     workers: int | None,
     quick: bool,
@@ -75,9 +78,21 @@ def ingest_on_ray(
 ) -> Iterator[IngestOutcome]:
     """Each file's outcome, in the order given. `address`: None or "" for a local Ray instance
     of `workers` CPUs, else a cluster's (`ray://host:port`, or `auto`). A file given as an
-    outcome (the caller could not read it) keeps its place."""
+    outcome (the caller could not read it) keeps its place. Files are read and sent CHUNK at a
+    time, so an archive of tens of thousands never sits in this process's memory at once."""
     import ray
 
+    started_here = _connect(ray, address, workers)
+    try:
+        remaining = iter(files)
+        while chunk := tuple(islice(remaining, CHUNK)):
+            yield from _ingest_chunk(ray, store, chunk, workers, quick, batch_size, overlap, max_pages, progress)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _ingest_chunk(ray, store: ClauseStore, files: tuple, workers, quick, batch_size, overlap, max_pages, progress) -> Iterator[IngestOutcome]:
     outcomes: dict[int, IngestOutcome] = {}
     work = []
     for index, (name, data) in enumerate(files):
@@ -87,25 +102,19 @@ def ingest_on_ray(
             outcomes[index] = unchanged_outcome(name, existing)
         else:
             work.append({"index": index, "name": name, "data": data})
-    started_here = _connect(ray, address, workers)
-    try:
-        prepared = _prepared_rows(ray, work, workers, quick, batch_size, overlap, max_pages) if work else iter(())
-        shown = 0
-        for row in prepared:
-            index = row["index"]
-            name, data = files[index]
-            progress(Progress(name, Stage.STORE, 0.0, f"prepared on Ray in {row['seconds']:.1f} s"))
-            started = time.perf_counter() - row["seconds"]  # the file's time counts its preparation on Ray
-            outcomes[index] = commit_contract(store, data, name, lambda: _unpacked(row["prepared"]), progress, started)
-            while shown in outcomes:
-                yield outcomes.pop(shown)
-                shown += 1
+    shown = 0
+    for row in _prepared_rows(ray, work, workers, quick, batch_size, overlap, max_pages) if work else ():
+        index = row["index"]
+        name, data = files[index]
+        progress(Progress(name, Stage.STORE, 0.0, f"prepared on Ray in {row['seconds']:.1f} s"))
+        started = time.perf_counter() - row["seconds"]  # the file's time counts its preparation on Ray
+        outcomes[index] = commit_contract(store, data, name, lambda: _unpacked(row["prepared"]), progress, started)
         while shown in outcomes:
             yield outcomes.pop(shown)
             shown += 1
-    finally:
-        if started_here:
-            ray.shutdown()
+    while shown in outcomes:
+        yield outcomes.pop(shown)
+        shown += 1
 
 
 def _connect(ray, address: str | None, workers: int | None) -> bool:
