@@ -128,6 +128,8 @@ def test_the_cli_gives_the_same_results_on_a_bucket_as_on_a_folder_and_contacts_
 
 
 def test_two_ingest_processes_share_a_remote_store_and_every_contract_ends_whole(remote, sample_library):
+    reader = ClauseStore(remote)  # opened before anything is in it, as a running app would be
+    assert reader.documents() == []
     first = IngestProcess(remote, MUTUAL_NDA)
     second = IngestProcess(remote, HIGHWAYS_NDA)
     both = IngestProcess(remote, SAMPLES_DIR)  # all three, racing the two others for the small ones
@@ -135,6 +137,7 @@ def test_two_ingest_processes_share_a_remote_store_and_every_contract_ends_whole
     assert all(code == 0 for code, _, _ in outcomes), [stderr[-2000:] for _, _, stderr in outcomes]
     store = ClauseStore(remote)
     assert sorted(d.file_name for d in store.documents()) == sorted(p.name for p in SAMPLES)
+    assert sorted(d.file_name for d in reader.documents()) == sorted(p.name for p in SAMPLES)  # it sees the others' commits
     for sample in SAMPLES:
         doc_id = sample_library.find(sample.name).doc_id
         assert rows_of(store, doc_id) == rows_of(sample_library.store, doc_id), sample.name
