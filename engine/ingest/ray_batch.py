@@ -80,6 +80,7 @@ def ingest_on_ray(
     of `workers` CPUs, else a cluster's (`ray://host:port`, or `auto`). A file given as an
     outcome (the caller could not read it) keeps its place. Files are read and sent CHUNK at a
     time, so an archive of tens of thousands never sits in this process's memory at once."""
+    os.environ.setdefault("RAY_DATA_LOG_LEVEL", "ERROR")  # Ray Data logs each run at INFO on the console; the caller shows progress
     import ray
 
     started_here = _connect(ray, address, workers)
@@ -121,7 +122,7 @@ def _connect(ray, address: str | None, workers: int | None) -> bool:
     """Connect to the cluster at `address`, or start a local instance; whether this call started it."""
     if ray.is_initialized():
         return False
-    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
     # Ray starts its processes with fork+exec; LanceDB warns of forks in general, but an exec'd child keeps none of its state
     warnings.filterwarnings("ignore", message="lancedb fork support is experimental", category=RuntimeWarning)
     warnings.filterwarnings("ignore", message="lance is not fork-safe", category=UserWarning)
@@ -131,8 +132,6 @@ def _connect(ray, address: str | None, workers: int | None) -> bool:
         ray.init(address=address, runtime_env={"working_dir": str(PROJECT_ROOT), "excludes": excludes}, **quiet)
     else:
         ray.init(num_cpus=workers or os.cpu_count() or 1, runtime_env={"env_vars": {"PYTHONPATH": str(PROJECT_ROOT)}}, **quiet)
-    for name in ("ray", "ray.data"):  # Ray Data logs each execution at INFO on its own handlers
-        logging.getLogger(name).setLevel(logging.WARNING)
     return True
 
 
