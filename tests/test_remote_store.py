@@ -102,6 +102,10 @@ def test_the_cli_gives_the_same_results_on_a_bucket_as_on_a_folder_and_contacts_
     assert not app.exception and app.subheader[0].value == "3 contracts"
     assert set(app.dataframe[0].value["File"]) == {p.name for p in SAMPLES}
     assert f"Store: `{remote}`" in [c.value for c in app.caption]
+    app.switch_page("pages/settings.py").run()
+    assert not app.exception
+    shown = [str(e.value) for kind in ("markdown", "caption", "text", "code", "json", "metric") for e in getattr(app, kind)]
+    assert f"Store location: `{remote}`" in shown and not [text for text in shown if SECRET_KEY in text]
     deleted = _engine("delete", "--db", remote, HIGHWAYS_NDA.name, guard=guard)
     assert HIGHWAYS_NDA.name in deleted.stdout
     remaining = _listing(_engine("list", "--db", remote, "--json", guard=guard).stdout)
