@@ -28,7 +28,7 @@ from engine.embed import Embedder
 from engine.errors import IngestError
 from engine.memory import release_freed_memory
 from engine.ingest import parse
-from engine.ingest.pipeline import ProgressCallback, current_document, document_id, ingest_bytes, no_progress
+from engine.ingest.pipeline import ProgressCallback, already_stored, document_id, ingest_bytes, no_progress
 from engine.static_embed import StaticEmbedder
 from engine.store.clause_store import ClauseStore
 from models.document import IngestOutcome, IngestStatus
@@ -125,8 +125,8 @@ class ParserPool:
                     finished[index] = data
                     continue
                 doc_id = document_id(data)
-                if current_document(store, doc_id) is not None:  # nothing to parse: ingest_bytes says it is unchanged
-                    finished[index] = stored(index, name, data)
+                if (unchanged := already_stored(store, name, doc_id)) is not None:  # nothing to parse
+                    finished[index] = unchanged
                 elif doc_id in first_of:
                     twins[index] = (first_of[doc_id], name, data)
                 else:

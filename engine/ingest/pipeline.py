@@ -155,11 +155,9 @@ def ingest_bytes(
     """Ingest one file; never raises for a bad file, the outcome says what went wrong.
     `parse` stands in for parse_contract when another process parsed the file (parallel.py)."""
     started = time.perf_counter()
-    doc_id = document_id(data) if data else None
-    if doc_id is not None:
-        existing = current_document(store, doc_id)
-        if existing is not None:
-            return unchanged_outcome(file_name, existing)
+    unchanged = already_stored(store, file_name, document_id(data) if data else None)
+    if unchanged is not None:
+        return unchanged
     return commit_contract(store, data, file_name, lambda: prepare_contract(data, file_name, embedder, progress, max_pages, parse), progress, started)
 
 
@@ -174,7 +172,6 @@ def commit_contract(
     """Write a prepared contract (`prepare` makes it, or hands over one made elsewhere, or
     raises what stopped it); never raises for a bad file, the outcome says what went wrong."""
     started = time.perf_counter() if started is None else started
-    doc_id = document_id(data) if data else None
     try:
         prepared = prepare()
         parsed = prepared.parsed
@@ -199,14 +196,13 @@ def commit_contract(
             )
         finished = time.perf_counter()
         progress(Progress(file_name, Stage.STORE, 1.0, "done"))
-    except ClausegraphError as error:
-        return IngestOutcome(file_name=file_name, status=IngestStatus.FAILED, doc_id=doc_id, message=str(error),
-                             seconds=time.perf_counter() - started)
     except Exception as error:  # a PDF that breaks a library must not take the batch down with it
-        logger.exception("ingest of %s failed", file_name)
+        expected = isinstance(error, ClausegraphError)  # its message is written for the user
+        if not expected:
+            logger.exception("ingest of %s failed", file_name)
         return IngestOutcome(
-            file_name=file_name, status=IngestStatus.FAILED, doc_id=doc_id,
-            message=f"an unexpected problem stopped the ingest ({type(error).__name__}: {error}); nothing was stored",
+            file_name=file_name, status=IngestStatus.FAILED, doc_id=document_id(data) if data else None,
+            message=str(error) if expected else f"an unexpected problem stopped the ingest ({type(error).__name__}: {error}); nothing was stored",
             seconds=time.perf_counter() - started,
         )
     warnings = _parse_warnings(parsed.text)
@@ -222,6 +218,13 @@ def commit_contract(
         references_resolved=parsed.graph.resolved, references_unresolved=parsed.graph.unresolved,
         seconds=finished - started, stage_seconds=stages, warnings=warnings,
     )
+
+
+def already_stored(store: ClauseStore, file_name: str, doc_id: str | None) -> IngestOutcome | None:
+    """The "unchanged" outcome if the current parser already stored the file (`doc_id`, its
+    bytes' hash; None for no bytes): nothing to parse."""
+    existing = current_document(store, doc_id) if doc_id is not None else None
+    return unchanged_outcome(file_name, existing) if existing is not None else None
 
 
 def current_document(store: ClauseStore, doc_id: str) -> Document | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from engine.errors import IngestError
 from engine.ingest.parse import Progress, ProgressCallback, Stage, no_progress
-from engine.ingest.pipeline import PreparedContract, commit_contract, current_document, document_id, prepare_contract, unchanged_outcome
+from engine.ingest.pipeline import PreparedContract, already_stored, commit_contract, document_id, prepare_contract
 from engine.settings import PROJECT_ROOT
 from engine.store.clause_store import ClauseStore
 from models.document import IngestOutcome
@@ -99,8 +99,8 @@ def _ingest_chunk(ray, store: ClauseStore, files: tuple, workers, quick, batch_s
     for index, (name, data) in enumerate(files):
         if isinstance(data, IngestOutcome):
             outcomes[index] = data
-        elif (existing := current_document(store, document_id(data))) is not None:
-            outcomes[index] = unchanged_outcome(name, existing)
+        elif (unchanged := already_stored(store, name, document_id(data))) is not None:
+            outcomes[index] = unchanged
         else:
             work.append({"index": index, "name": name, "data": data})
     shown = 0

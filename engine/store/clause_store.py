@@ -98,8 +98,7 @@ class ClauseStore:
 
     # ------------------------------------------------------------------ setup
 
-    def _after_dead_writer(self) -> None:
-        """A remote writer died holding the lock: its rows are leftovers (cleaned by the open itself while opening)."""
+    def _after_dead_writer(self) -> None:  # a remote writer died holding the lock (while opening, the open cleans up)
         if getattr(self, "_tables", None):
             self.remove_incomplete()
 
@@ -141,16 +140,17 @@ class ClauseStore:
         with self._lock.hold(wait=False) as idle:
             if not idle:
                 return []
-            complete = set(self._column("documents", "doc_id"))
-            orphans: set[str] = set()
-            for name in CHILD_TABLES:
-                orphans |= set(self._column(name, "doc_id")) - complete
+            orphans, strays = self.incomplete()
             for doc_id in orphans:
                 self._delete_rows(doc_id)
-            for stray in self.folder.names(FILES):
-                if stray.removesuffix(".pdf") not in complete:
-                    self.folder.delete(f"{FILES}/{stray}")
+            for doc_id in strays:
+                self.folder.delete(_pdf(doc_id))
             return sorted(orphans)
+
+    def incomplete(self) -> tuple[set[str], set[str]]:
+        """The doc_ids with rows but no documents row, and those with a PDF but no documents row."""
+        complete = set(self._column("documents", "doc_id"))
+        return {d for name in CHILD_TABLES for d in self._column(name, "doc_id")} - complete, self.file_names_kept() - complete
 
     def _column(self, table: str, column: str) -> list:
         return self._tables[table].to_lance().to_table(columns=[column]).column(column).to_pylist()
@@ -371,8 +371,8 @@ class ClauseStore:
         """The contract's PDF on this machine (a remote store's, fetched once into the workspace)."""
         return self.folder.local_copy(_pdf(doc_id))
 
-    def file_names_kept(self) -> set[str]:
-        return {name.removesuffix(".pdf") for name in self.folder.names(FILES)}  # doc_ids whose PDF is kept
+    def file_names_kept(self) -> set[str]:  # the doc_ids whose PDF is kept
+        return {name.removesuffix(".pdf") for name in self.folder.names(FILES) if name.endswith(".pdf")}
 
     def size_bytes(self) -> int:
         return self.folder.total_bytes()

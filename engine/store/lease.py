@@ -96,7 +96,7 @@ class LeaseLock(ReentrantLock):
         try:
             current = self.folder.client.head_object(Bucket=self.folder.bucket, Key=self.key)
         except self.folder.client.exceptions.ClientError as error:
-            if _code(error) in ("404", "NoSuchKey", "NotFound"):
+            if _missing(error):
                 return None  # released meanwhile: the next try may get it
             raise
         now = parsedate_to_datetime(current["ResponseMetadata"]["HTTPHeaders"]["date"])
@@ -117,7 +117,7 @@ class LeaseLock(ReentrantLock):
         try:
             return self.folder.client.put_object(Bucket=self.folder.bucket, Key=self.key, Body=body, IfMatch=etag)["ETag"]
         except self.folder.client.exceptions.ClientError as error:
-            if _conflict(error) or _code(error) in ("404", "NoSuchKey"):
+            if _conflict(error) or _missing(error):
                 return None
             raise
 
@@ -125,7 +125,7 @@ class LeaseLock(ReentrantLock):
         try:
             self.folder.client.delete_object(Bucket=self.folder.bucket, Key=self.key, IfMatch=etag)
         except self.folder.client.exceptions.ClientError as error:
-            if not (_conflict(error) or _code(error) in ("404", "NoSuchKey")):
+            if not (_conflict(error) or _missing(error)):
                 raise
 
 
@@ -175,3 +175,8 @@ def _code(error) -> str:
 def _conflict(error) -> bool:
     """A conditional write or delete refused: the object is not as the condition said."""
     return _code(error) in ("PreconditionFailed", "412", "ConditionalRequestConflict", "409")
+
+
+def _missing(error) -> bool:
+    """No lock object: released (or never taken) meanwhile."""
+    return _code(error) in ("404", "NoSuchKey", "NotFound")
