@@ -1,6 +1,6 @@
 """Score the playbook review's `found` against CUAD's labels, and time a review grid (issue 19).
 
-    .venv/bin/python bench/review.py [--db DIR] [--split dev|test] [--n 60] [--grid 40]
+    .venv/bin/python bench/review.py [--db DIR] [--split dev|test] [--n 60] [--grid 40] [--presence-folds DIR]
 
 For each CUAD-labelled rule of the default playbook, a contract's verdict says whether it has a
 clause on the rule's topic (`found`); the lawyers' labels say whether it does (the category is
@@ -11,7 +11,10 @@ of every verdict is checked to be the clause's own words.
 
 Read the dev figures with care: the clause-presence model was trained on the dev contracts,
 so its part of the dev figures is in sample (its cross-validated F1 per category is printed
-beside them, from the model file). The test split is the held-out result; look at it once.
+beside them, from the model file). `--presence-folds DIR` (bench/train_presence.py
+--folds-out) holds them out: each contract's fields are read again by the fold model that never
+read its labels, which is what the shipped model does for a contract it has never seen. The test
+split is the held-out result; look at it once.
 
 `--grid N` also fills the 13 preset columns over N contracts (without keeping the cells) and
 prints the seconds it took.
@@ -21,10 +24,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from common import CUAD, cuad_labels, cuad_manifest, require_shared_data
 
+from engine.eval.harness import fold_presence_models
 from engine.fields.presence import presence_model
+from engine.fields.stored import FieldsReadNow
 from engine.review.desk import preset_columns
 from engine.review.playbook import load_playbook
 from engine.review.topics import TOPICS
@@ -48,8 +54,8 @@ def _f1(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float]:
     return precision, recall, (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
 
 
-def contracts(library: Library, split: str, n: int | None) -> list[tuple[str, str]]:
-    """(CUAD id, doc_id) of the split's labelled contracts: those the store holds first, the rest ingested."""
+def contracts(library: Library, split: str, n: int | None) -> list[tuple[str, str, str]]:
+    """(CUAD id, file, doc_id) of the split's labelled contracts: those the store holds first, the rest ingested."""
     rows = sorted((r for r in cuad_manifest(split) if r.get("labelled", True)), key=lambda r: r["id"])
     held = {d.file_name: d.doc_id for d in library.documents()}
     rows.sort(key=lambda r: r["file"].rsplit("/", 1)[-1] not in held)
@@ -60,7 +66,7 @@ def contracts(library: Library, split: str, n: int | None) -> list[tuple[str, st
             outcome = library.ingest_file(CUAD / row["file"])
             print(f"  ingested {name}: {outcome.status.value}", flush=True)
             held[name] = outcome.doc_id
-        chosen.append((row["id"], held[name]))
+        chosen.append((row["id"], row["file"], held[name]))
     return chosen
 
 
@@ -71,23 +77,27 @@ def main() -> None:
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
     parser.add_argument("--n", type=int, help="contracts scored (default: every labelled contract of the split)")
     parser.add_argument("--grid", type=int, default=0, metavar="N", help="also time the 13 preset columns over N contracts")
+    parser.add_argument("--presence-folds", type=Path, metavar="DIR", help="read each contract's fields with the presence fold model that never read its labels")
     args = parser.parse_args()
 
     from common import BENCH_STORE
 
     library = Library(args.db or BENCH_STORE)
     chosen = contracts(library, args.split, args.n)
+    if args.presence_folds:
+        library.engine.fields = FieldsReadNow(library.graph, fold_presence_models(args.presence_folds, {file: doc_id for _, file, doc_id in chosen}))
+        print(f"contract fields read by the fold models of {args.presence_folds}, each contract's by the one that never read its labels")
     labels = cuad_labels()
     playbook = load_playbook()
     started = time.perf_counter()
-    review = library.reviews.review(playbook, [doc_id for _, doc_id in chosen], reuse_grid=False)
+    review = library.reviews.review(playbook, [doc_id for _, _, doc_id in chosen], reuse_grid=False)
     seconds = time.perf_counter() - started
     by_doc = {c.doc_id: c for c in review.contracts}
 
     shipped: dict[str, list[tuple[bool, bool]]] = {rule: [] for rule in LABELLED}
     sources: list[Source] = []
     cited = verbatim = 0
-    for cuad_id, doc_id in chosen:
+    for cuad_id, _, doc_id in chosen:
         answerable = {row["category"]: row["answerable"] for row in labels[cuad_id]}
         for verdict in by_doc[doc_id].verdicts:
             for citation in verdict.citations:
@@ -102,7 +112,8 @@ def main() -> None:
                 sources.append(verdict.source)
 
     model = presence_model()
-    print(f"\n{len(chosen)} {args.split} contracts, default playbook, review in {seconds:.1f} s")
+    held_out = "held out by contract" if args.presence_folds else "in sample" if args.split == "dev" else "held out"
+    print(f"\n{len(chosen)} {args.split} contracts ({held_out}), default playbook, review in {seconds:.1f} s")
     print(f"{'rule':30} {'gold':>5} {'precision':>10} {'recall':>8} {'F1':>7} {'clause model cv F1':>19}")
     figures = []
     for rule in LABELLED:
@@ -118,7 +129,7 @@ def main() -> None:
     print(f"citations quoting their clause verbatim: {verbatim}/{cited}")
 
     if args.grid:
-        doc_ids = [doc_id for _, doc_id in chosen[: args.grid]]
+        doc_ids = [doc_id for _, _, doc_id in chosen[: args.grid]]
         started = time.perf_counter()
         grid = library.reviews.fill(doc_ids, columns=preset_columns())
         cells = sum(len(row.cells) for row in grid.rows)

@@ -93,7 +93,7 @@ class Library:
         self.engine = QueryEngine(self.store, self.retriever, Answerer(self.citer, QuestionLikeness(self.embedder, self.quick_embedder)), StoredFields(self.store, self.graph), self.settings)
         # the review grid and playbook reviews: the same pipeline, asked of every contract (engine/review/)
         self.reviews = ReviewDesk(
-            GridTable(self.store), CellFiller(self.engine, self.engine.fields), self.documents, self.settings.store.workspace / "playbook.yaml"
+            GridTable(self.store), CellFiller(self.engine), self.documents, self.settings.store.workspace / "playbook.yaml"
         )
         self.llm_spec = LLMSpec()
 
