@@ -168,3 +168,21 @@ def test_cuad_ranges_of_subclauses_and_of_top_level_sections():
     hosting = _cuad("BNCMORTGAGEINC_05_17_1999_EX_10_4_LICENSING_AND_WEB_SITE_HOSTING_AGREEMENT")
     # "Sections 1 and 5 through 30": the longest range in the dev contracts, within MAX_RANGE
     assert _targets(hosting, "24") == {"1"} | {str(n) for n in range(5, 31)} - {"24"}
+
+
+@needs_shared_data
+def test_cuad_a_section_the_parse_has_only_as_parts():
+    # No clause "17" (its heading is not read as one), but 17.1 to 17.4 are: "... which may arise
+    # pursuant to Paragraph 17" reaches each part, and is no longer counted unresolved
+    cable = _cuad("STARTECGLOBALCOMMUNICATIONSCORP_11_16_1998_EX_10_30_CONSTRUCTION_AND_MAINTENANCE_AGREEMENT")
+    assert _labelled(cable, "25.5", "Paragraph 17") == {"17.1", "17.2", "17.3", "17.4"}
+    # "Payments due under this Paragraph 18", written in 18.11: its own section, no other clause
+    assert _labelled(cable, "18.11", "Paragraph 18") == set()
+    # An article the parse lacks is left unresolved: most often it is a heading left inside a clause
+    manufacturing = _cuad("Antares_Pharma_Inc_Manufacturing_Agreement")
+    assert _labelled(manufacturing, "Article 2", "ARTICLE 2") == {None}  # unresolved, as before
+
+
+def _labelled(contract, src_ref: str, label: str) -> set[str | None]:
+    """Where the references written `label` in `src_ref` lead (None: unresolved)."""
+    return {e.dst_ref for e in contract.edges("REFERENCES") if e.src_ref == src_ref and e.label == label}

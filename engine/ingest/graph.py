@@ -168,6 +168,11 @@ def _reference_edges(clauses: list[Clause], segments: list[Segment]) -> list[Edg
                 if found.kind.endswith("-range-end") and previous_target is not None:
                     targets += resolver.range_between(previous_target, target_ref, container)
                 targets.append(target_ref)
+            elif (parts := resolver.parts_of(found, clause.ref, container)) is not None:
+                targets = parts
+                if not parts:  # "this Paragraph 18", written inside 18's own parts: no other clause
+                    previous_target = None
+                    continue
             previous_target = target_ref
             if not targets and found.kind == "relative" and _enumerated_inline(found.target, clause, clauses_by_id):
                 continue  # "clause (ii)" of an enumeration written inside this clause's own text

@@ -57,6 +57,12 @@ def roman_value(numeral: str) -> int | None:
     return total
 
 
+def article_as_number(ref: str) -> str:
+    """An article's ref as the number it is ("Article IV" -> "4"); any other ref as it is."""
+    label = ref.removeprefix("Article ")
+    return ref if label == ref else str(int(label) if label.isdigit() else roman_value(label) or label)
+
+
 def letter_value(letters: str) -> int:
     """a=1 ... z=26, aa=27 (lists that run past z double the letter)."""
     letters = letters.lower()

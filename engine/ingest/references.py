@@ -8,8 +8,8 @@ references ("(a), (b) and (c) above", "1.3 above", "3(a) below"). References to 
 instruments ("Section 365(n) of the Bankruptcy Code", "Article 5 of the Purchase Agreement")
 are recognised and left out.
 
-A reference resolves to the most specific clause that exists: 8.1(b)(ii), else 8.1(b),
-else 8.1. One that matches no clause is kept and counted as unresolved. A reference
+A reference resolves to the most specific clause that exists: 8.1(b)(ii), else 8.1(b), else
+8.1, else 8.1's parts. One that matches no clause is kept and counted as unresolved. A reference
 written "above" (or "below") only resolves to a clause printed before (or after) it.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.ingest.numbering import letter_value, roman_value
+from engine.ingest.numbering import article_as_number, letter_value, roman_value
 
 _KEYWORD = (
     r"(?P<kw>\b(?i:sections?|clauses?|articles?|paragraphs?|sub-?sections?|sub-?paragraphs?|sub-?clauses?|"
@@ -284,11 +284,8 @@ class ReferenceResolver:
         self._body = self._by_container.get(None, set())
         self._article_by_number: dict[int, str] = {}
         for ref in self._body:
-            if ref.startswith("Article "):
-                label = ref.split(" ", 1)[1]
-                value = int(label) if label.isdigit() else roman_value(label)
-                if value:
-                    self._article_by_number[value] = ref
+            if ref.startswith("Article ") and (number := article_as_number(ref)).isdigit():
+                self._article_by_number[int(number)] = ref
         self._schedules = {ref.lower(): ref for ref in self._by_container.get(None, set()) | {c for c in self._by_container if c}}
 
     def resolve(self, reference: FoundReference, source_ref: str, container: str | None) -> str | None:
@@ -325,6 +322,20 @@ class ReferenceResolver:
         if kind == "relative":
             return self._relative(label, source_ref, container)
         return self._section(label, container)
+
+    def parts_of(self, reference: FoundReference, source_ref: str, container: str | None) -> list[str] | None:
+        """The parts of a section that is a clause only through them ("Paragraph 17": 17.1 to 17.4); []
+        when written inside it ("this Paragraph 18" in 18.11). None: no such section."""
+        label = reference.target.rstrip(".")
+        # not an article: one the parse lacks is most often a heading it left inside the clause before
+        if reference.kind.replace("-range-end", "") != "section" or not re.fullmatch(r"\d+(?:\.\d+)*", label):
+            return None
+        if re.match(rf"{re.escape(label)}(?!\d)", article_as_number(source_ref)):
+            return []
+        part = re.compile(rf"{re.escape(label)}(?:\.\d+|\([^()]+\))")
+        parts = [ref for (c, ref) in sorted(self._order, key=self._order.__getitem__) if c == container and part.fullmatch(ref)]
+        printed = bool(parts) and (not reference.direction or self._printed(parts[0], reference.direction, source_ref, container))
+        return parts if printed and len(parts) <= MAX_RANGE else None
 
     def range_between(self, first: str, last: str, container: str | None) -> list[str]:
         """The refs strictly between two resolved range ends, in document order.
