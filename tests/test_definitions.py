@@ -69,3 +69,11 @@ def test_term_matching_is_whole_word_capitalised_and_allows_plurals():
         "Party", "Affiliate", "Confidential Information",
     ]
     assert matcher.terms_in("a third party, confidential information, Partyline, affiliated") == []
+
+
+def test_the_longest_term_is_matched_first_whatever_the_run():
+    # "Holding Company"'s pattern also allows "Companies", as long as "Holding Company Application"'s:
+    # ordered by pattern length the two tied, and the hash order of a set picked one per process
+    matcher = TermMatcher(["Holding Company", "Applications", "Holding Company Application"])
+    text = "The Holding Company has filed the Holding Company Application with the FRB"
+    assert matcher.terms_in(text) == ["Holding Company", "Holding Company Application"]

@@ -191,7 +191,10 @@ class TermMatcher:
         if not terms:
             self._pattern = None
             return
-        alternatives = sorted({_term_pattern(t) for t in terms}, key=len, reverse=True)
+        # the longest term first: a regex takes the first alternative that matches, and "Holding
+        # Company" (whose pattern allows "Companies") must not take "Holding Company Application";
+        # ordered by the terms, not their patterns' lengths, and ties by name, so every run matches alike
+        alternatives = list(dict.fromkeys(_term_pattern(t) for t in sorted(terms, key=lambda t: (-len(t), t))))
         self._pattern = re.compile(
             r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?:s|es|['’]s)?(?![\w-])"
         )
