@@ -80,7 +80,7 @@ class S3Folder:
         except NoCredentialsError:
             reason = "no AWS credentials were found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and AWS_ENDPOINT_URL for a server other than AWS)"
         except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "")
+            code = error_code(error)
             if code in ("404", "NoSuchBucket"):
                 reason = f"the bucket {self.bucket} does not exist at {self.endpoint}; create it first"
             elif code in ("403", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
@@ -142,3 +142,8 @@ class S3Folder:
         for start in range(0, len(keys), 1000):
             self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys[start:start + 1000]})
         shutil.rmtree(self.cache, ignore_errors=True)
+
+
+def error_code(error) -> str:
+    """The S3 error code of a botocore ClientError ("NoSuchKey", "412", ...)."""
+    return str(error.response.get("Error", {}).get("Code", ""))

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
 
 from engine.errors import ClausegraphError
-from engine.store.folder import S3Folder
+from engine.store.folder import S3Folder, error_code
 from engine.store.lock import ReentrantLock
 
 log = logging.getLogger(__name__)
@@ -168,15 +168,11 @@ class _Renewal(threading.Thread):
         self.join(timeout=RENEW_SECONDS)
 
 
-def _code(error) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
-
-
 def _conflict(error) -> bool:
     """A conditional write or delete refused: the object is not as the condition said."""
-    return _code(error) in ("PreconditionFailed", "412", "ConditionalRequestConflict", "409")
+    return error_code(error) in ("PreconditionFailed", "412", "ConditionalRequestConflict", "409")
 
 
 def _missing(error) -> bool:
     """No lock object: released (or never taken) meanwhile."""
-    return _code(error) in ("404", "NoSuchKey", "NotFound")
+    return error_code(error) in ("404", "NoSuchKey", "NotFound")

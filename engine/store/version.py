@@ -33,25 +33,26 @@ def stored_version(folder, where: str, has_tables: bool) -> int | None:
     try:
         data = folder.read(MANIFEST_FILE)
     except OSError as error:
-        raise StoreVersionError(
-            f"cannot read {where}/{MANIFEST_FILE} ({error.strerror}), so the layout of the store is unknown: restore that file, "
-            "or open another store (--db DIR or $CLAUSEGRAPH_DB)"
-        ) from None
+        raise _unreadable(where, error.strerror) from None
     if data is None:
         return 1 if has_tables else None
     try:
         version = StoreManifest.model_validate_json(data).schema_version
     except ValidationError:
-        raise StoreVersionError(
-            f"cannot read {where}/{MANIFEST_FILE} (it is not a store manifest), so the layout of the store is unknown: "
-            "restore that file, or open another store (--db DIR or $CLAUSEGRAPH_DB)"
-        ) from None
+        raise _unreadable(where, "it is not a store manifest") from None
     if version > SCHEMA_VERSION:
         raise StoreVersionError(
             f"the store at {where} was written by a newer Clausegraph (store schema {version}; this one "
             f"reads schema {SCHEMA_VERSION} and older): update Clausegraph, or open another store (--db DIR or $CLAUSEGRAPH_DB)"
         )
     return version
+
+
+def _unreadable(where: str, reason: str) -> StoreVersionError:
+    return StoreVersionError(
+        f"cannot read {where}/{MANIFEST_FILE} ({reason}), so the layout of the store is unknown: restore that file, "
+        "or open another store (--db DIR or $CLAUSEGRAPH_DB)"
+    )
 
 
 def record_version(folder) -> None:
