@@ -128,3 +128,47 @@ def test_a_line_continuing_a_sentence_never_heads_the_next_clause():
     assert launch.text.endswith("of a\nDassault Systemes Customer for the Co-Branded Service.")
     assert contract.clause("1.19").text.startswith('1.19 "Marks" shall have the meaning')
     assert contract.clause("10.1").text.endswith("prior to the expiration of the then-current\nterm.")
+
+
+def _schedules(contract) -> list[tuple[str, int]]:
+    return [(c.path, c.page_start) for c in contract.graph.clauses if c.kind is ClauseKind.SCHEDULE]
+
+
+@needs_shared_data
+def test_the_last_entry_of_a_list_of_exhibits_is_not_an_exhibit():
+    """Read as Exhibit L, the list's last line made the body from Article 2 on its content."""
+    from tests.conftest import parsed
+
+    antares = parsed(SHARED_DATA / "cuad" / "pdf" / "Antares_Pharma_Inc_Manufacturing_Agreement.pdf")
+    assert antares.clause("Article 2").parent_ref is None and antares.clause("Article 2").page_start == 10
+    assert antares.parent_chain("2.1") == ["Article 2"]
+    # "ARTICLE 10 (Confidentiality), ARTICLE 11 (...)", a list of references wrapped onto a new
+    # line in 7.6(f), heads no Article 10, so Articles 8 and 9 keep their numbering
+    articles = [c.path for c in antares.graph.clauses if c.kind is ClauseKind.ARTICLE]
+    assert articles == [f"Article {n}" for n in range(1, 13)]
+    assert antares.parent_chain("8.2(a)") == ["8.2", "Article 8"]
+    assert _schedules(antares) == [(f"Exhibit {letter}", page) for letter, page in zip("ABCDEFGHIJKL", range(38, 50))]
+    # the same over a page break, in plain type: "Schedule “B” ..." ends page 1, "Schedule “C” ..." opens page 2
+    reseller = parsed(SHARED_DATA / "cuad" / "pdf" / "ASIANDRAGONGROUPINC_08_11_2005_EX_10_5_Reseller_Agreement.pdf")
+    assert reseller.clause("2").parent_ref is None and reseller.clause("2").page_start == 2
+    assert _schedules(reseller) == [("Schedule A", 10), ("Schedule B", 16), ("Schedule C", 17)]
+
+
+@needs_shared_data
+def test_a_bold_schedule_after_a_one_page_schedule_is_kept():
+    from tests.conftest import parsed
+
+    fuse = parsed(SHARED_DATA / "cuad" / "pdf" / "FuseMedicalInc_20190321_10_K_EX_10_43_11575454_EX_10_43_Distributor_Agreement.pdf")
+    assert ("Schedule 4", 19) in _schedules(fuse)  # "Schedule 3 The Trade Marks" fills page 18
+
+
+@needs_shared_data
+def test_the_word_schedule_in_a_table_heads_nothing():
+    """'Payment / Schedule / Upon / Approval' are cells of a table on page 49, not a schedule's heading."""
+    from tests.conftest import parsed
+
+    phasebio = parsed(
+        SHARED_DATA / "cuad" / "pdf" / "PhasebioPharmaceuticalsInc_20200330_10_K_EX_10_21_12086810_EX_10_21_Development_Agreement.pdf"
+    )
+    assert _schedules(phasebio) == []
+    assert phasebio.parent_chain("6.7.1") == ["6.7", "Article 6"]  # before, under "Schedule"

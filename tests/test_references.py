@@ -178,9 +178,14 @@ def test_cuad_a_section_the_parse_has_only_as_parts():
     assert _labelled(cable, "25.5", "Paragraph 17") == {"17.1", "17.2", "17.3", "17.4"}
     # "Payments due under this Paragraph 18", written in 18.11: its own section, no other clause
     assert _labelled(cable, "18.11", "Paragraph 18") == set()
-    # An article the parse lacks is left unresolved: most often it is a heading left inside a clause
+    # An article the parse lacks is left unresolved, not spread over its parts: most often it is
+    # a heading the parse left inside the clause before
+    resolver = ReferenceResolver([("2.1", None), ("2.2", None), ("3", None)])
+    (article,) = find_references("as set out in Article 2 hereof")
+    assert resolver.resolve(article, "3", None) is None and resolver.parts_of(article, "3", None) is None
+    # Antares' articles are all read now, so "ARTICLE 9 (Remedies and Indemnities)" reaches Article 9
     manufacturing = _cuad("Antares_Pharma_Inc_Manufacturing_Agreement")
-    assert _labelled(manufacturing, "Article 2", "ARTICLE 2") == {None}  # unresolved, as before
+    assert _labelled(manufacturing, "7.6(f)", "ARTICLE 9") == {"Article 9"}
 
 
 def _labelled(contract, src_ref: str, label: str) -> set[str | None]:

@@ -51,6 +51,8 @@ class HeadingRules(ClauseTreeBuilder):
                     return False
             else:
                 return False
+        if wrapped and previous.endswith(",") and marker.word and re.search(rf"\b{marker.word}s?\s+\d", marker.rest, re.I):
+            return False  # "... ARTICLE 9 (Remedies),\nARTICLE 10 (Confidentiality), ARTICLE 11 ...": references listed
         if wrapped and marker.style in LIST_STYLES and MID_SENTENCE.search(previous) and not _LIST_JOIN_AFTER_PUNCTUATION.search(previous):
             return False  # "... solely in connection with\n(i) the fulfillment": an inline list wrapped
         if marker.style is Style.NUMBER and not marker.label.isdigit():
@@ -73,8 +75,12 @@ class HeadingRules(ClauseTreeBuilder):
             return False
         if not marker.label and marker.rest and not marker.rest[:1].isupper():
             return False
-        previous_ends = not previous or SENTENCE_END.search(previous) or len(WORD.findall(previous)) <= 6
-        if not (first_on_page or previous_ends):
+        previous_ends = not previous or SENTENCE_END.search(previous)
+        if not marker.label and not marker.rest:
+            # a bare "Schedule" among a table's short cells ("Payment / Schedule / Upon") is a word of the table
+            if not (first_on_page or previous_ends):
+                return False
+        elif not (first_on_page or previous_ends or len(WORD.findall(previous)) <= 6):
             return False
         ref = schedule_ref(marker)
         if any(s.ref == ref for s in self.root_children):
@@ -82,12 +88,32 @@ class HeadingRules(ClauseTreeBuilder):
         return not self._lists_schedules(index, marker)
 
     def _lists_schedules(self, index: int, marker: Marker) -> bool:
-        """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them."""
+        """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them.
+
+        The list's last entry counts too: read as a schedule, "Exhibit L - Form of Change
+        Order" at the end of a contents list would make the whole body that follows it
+        Exhibit L's content. Looking back, only an entry that carries its title on its line
+        is taken for part of a list, and a finished sentence in between ends the list: a
+        bare "EXHIBIT A" after a list of the exhibits heads Exhibit A itself, and
+        "Exhibit A - Trademark License / Attached." is a schedule of one line. A list runs
+        on over a page break in plain type; a bold "Schedule 4 Prices" at the top of a page
+        after "Schedule 3 The Trade Marks" on the page before is the next schedule.
+        """
         for following in self.lines[index + 1 : index + 3]:
-            other = parse_marker(following.text)
-            if other is not None and other.style is Style.SCHEDULE and other.word.lower() == marker.word.lower():
+            if _same_schedule_word(following.text, marker):
                 return True
+        if not marker.rest.strip():
+            return False
+        line = self.lines[index]
+        for previous in reversed(self.lines[max(0, index - 2) : index]):
+            other = _same_schedule_word(previous.text, marker)
+            if other is not None and other.rest.strip():
+                # across a page break, a bold line is a schedule's heading after a one-page schedule
+                return previous.page == line.page or not (line.bold or previous.bold)
+            if SENTENCE_END.search(previous.text):
+                return False
         return False
+
     def _heading_above(self, index: int) -> tuple[str, int] | None:
         """A title on the line above a numbered clause heads it: "Admin fees" over "6.12 The admin fee ..."."""
         if index < 1 or self.current is None:
@@ -118,6 +144,14 @@ class HeadingRules(ClauseTreeBuilder):
         # "(a) Termination for Cause. Either party ..."
         whole_line_allowed = marker.style not in LIST_STYLES and not line.full_width
         return title_part(rest, whole_line_allowed)
+
+
+def _same_schedule_word(text: str, marker: Marker) -> Marker | None:
+    """The line's marker, when it names a schedule with the same word ("Exhibit", "Schedule")."""
+    other = parse_marker(text)
+    if other is not None and other.style is Style.SCHEDULE and other.word.lower() == marker.word.lower():
+        return other
+    return None
 
 
 def schedule_ref(marker: Marker) -> str:
