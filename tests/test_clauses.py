@@ -172,3 +172,21 @@ def test_the_word_schedule_in_a_table_heads_nothing():
     )
     assert _schedules(phasebio) == []
     assert phasebio.parent_chain("6.7.1") == ["6.7", "Article 6"]  # before, under "Schedule"
+
+
+@needs_shared_data
+def test_a_contents_entry_that_is_all_label_is_not_the_first_entry_again():
+    """'ARTICLE 1' and 'ARTICLE 2' both read as 'article' once a page number was stripped, so the
+    contents ended at its second entry and the rest posed as headings; the real Article 1,
+    its number taken, then fell under them."""
+    from tests.conftest import parsed
+
+    harpoon = parsed(
+        SHARED_DATA / "cuad" / "pdf" / "HarpoonTherapeuticsInc_20200312_10_K_EX_10_18_12051356_EX_10_18_Development_Agreement_Opti.pdf"
+    )
+    contents = harpoon.clause("Contents")
+    assert (contents.page_start, contents.page_end) == (2, 4)
+    assert "Contents#2" not in harpoon.by_ref
+    articles = [(c.path, c.page_start) for c in harpoon.graph.clauses if c.kind is ClauseKind.ARTICLE]
+    assert articles[0] == ("Article 1", 5) and [a for a, _ in articles] == [f"Article {n}" for n in range(1, 14)]
+    assert harpoon.parent_chain("1.10") == ["Article 1"]

@@ -78,7 +78,8 @@ def _toc_end(lines: list[TextLine], start: int) -> int:
                 break
             page = line.page
         marker = parse_marker(text)
-        entry = re.sub(r"\s+\d{1,3}$", "", text).lower()
+        # "2.1 Scope 18" is entry "2.1 scope" on page 18; "ARTICLE 2" is all label, no page
+        entry = (text if marker is not None and not marker.rest.strip() else re.sub(r"\s+\d{1,3}$", "", text)).lower()
         if marker is not None and entry in seen_entries:
             break  # the first entry again: the body has begun
         words = len(WORD.findall(text))
