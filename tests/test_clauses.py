@@ -190,3 +190,22 @@ def test_a_contents_entry_that_is_all_label_is_not_the_first_entry_again():
     articles = [(c.path, c.page_start) for c in harpoon.graph.clauses if c.kind is ClauseKind.ARTICLE]
     assert articles[0] == ("Article 1", 5) and [a for a, _ in articles] == [f"Article {n}" for n in range(1, 14)]
     assert harpoon.parent_chain("1.10") == ["Article 1"]
+
+
+def _top_sections(contract) -> list[tuple[str, int]]:
+    return [(c.path, c.page_start) for c in contract.graph.clauses if c.parent_id is None and c.path[:1].isdigit()]
+
+
+@needs_shared_data
+def test_a_number_alone_on_its_line_heads_a_clause_only_over_its_title():
+    """Page numbers left in the text's flow ('5', '7', '19') took the numbers of the real sections."""
+    from tests.conftest import parsed
+
+    agency = parsed(SHARED_DATA / "cuad" / "pdf" / "BIOPURECORP_06_30_1999_EX_10_13_AGENCY_AGREEMENT.pdf")
+    assert _top_sections(agency) == [("1", 1), ("2", 3), ("3", 4), ("4", 5), ("5", 6)]
+    assert agency.clause("2").heading == "PRODUCTS PURCHASE AND SALE"
+    co_branding = parsed(
+        SHARED_DATA / "cuad" / "pdf" / "InvendaCorp_20000828_S_1A_EX_10_2_2588206_EX_10_2_Co_Branding_Agreement.pdf"
+    )
+    assert [ref for ref, _ in _top_sections(co_branding)] == [str(n) for n in range(1, 23)]
+    assert co_branding.clause("17").heading == "POST-TERMINATION COMMUNICATIONS" and co_branding.clause("17").page_start == 12

@@ -61,6 +61,8 @@ class HeadingRules(ClauseTreeBuilder):
             # a bare "5" or "5 FEES.": only as a short heading that continues the numbering
             if len(WORD.findall(marker.rest)) > 8 or (SENTENCE_END.search(marker.rest) and not is_title(marker.rest)):
                 return False
+            if not marker.rest.strip() and not self._title_below(index):
+                return False  # a page number or a table's cell, left in the text's flow
         if is_toc_entry(marker):
             return False  # "12.3 Other Early Termination. 42" outside the detected contents
         return True
@@ -131,15 +133,19 @@ class HeadingRules(ClauseTreeBuilder):
             return None  # '... the date of first log in of a' goes on to this line
         return text.rstrip(".:"), above.start
 
+    def _title_below(self, index: int) -> bool:
+        """Is the next line the title of a number that stands alone on its line?"""
+        if index + 1 >= len(self.lines):
+            return False
+        following = self.lines[index + 1]
+        return parse_marker(following.text) is None and not following.full_width and is_title(following.text)
+
     def _heading(self, index: int, marker: Marker) -> str:
         """The clause's title: the words after its number, or the next line if the number stands alone."""
         rest = marker.rest.strip()
         line = self.lines[index]
         if not rest and index + 1 < len(self.lines):
-            following = self.lines[index + 1]
-            if parse_marker(following.text) is None and not following.full_width and is_title(following.text):
-                return following.text.strip().rstrip(".:")
-            return ""
+            return self.lines[index + 1].text.strip().rstrip(".:") if self._title_below(index) else ""
         # A list item, or a line that runs on, has a heading only if it ends in a full stop:
         # "(a) Termination for Cause. Either party ..."
         whole_line_allowed = marker.style not in LIST_STYLES and not line.full_width
