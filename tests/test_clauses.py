@@ -152,6 +152,9 @@ def test_the_last_entry_of_a_list_of_exhibits_is_not_an_exhibit():
     reseller = parsed(SHARED_DATA / "cuad" / "pdf" / "ASIANDRAGONGROUPINC_08_11_2005_EX_10_5_Reseller_Agreement.pdf")
     assert reseller.clause("2").parent_ref is None and reseller.clause("2").page_start == 2
     assert _schedules(reseller) == [("Schedule A", 10), ("Schedule B", 16), ("Schedule C", 17)]
+    # a list of one, introduced by "Schedules:", and the schedule itself after the signatures
+    agency = parsed(SHARED_DATA / "cuad" / "pdf" / "OLDAPIWIND_DOWNLTD_01_08_2016_EX_1_3_AGENCY_AGREEMENT1.pdf")
+    assert _schedules(agency) == [("Schedule A", 29)] and agency.clause("1").page_start == 2
 
 
 @needs_shared_data

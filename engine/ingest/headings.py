@@ -107,6 +107,11 @@ class HeadingRules(ClauseTreeBuilder):
         if not marker.rest.strip():
             return False
         line = self.lines[index]
+        above = self.lines[index - 1] if index else None
+        # "Schedules:\nSchedule A - Compliance" is a list of one; "Date:" above a schedule ends the form before it
+        introduces = above is not None and above.text.rstrip().endswith(":") and marker.word.lower() in above.text.lower()
+        if introduces and above.page == line.page:
+            return True
         for previous in reversed(self.lines[max(0, index - 2) : index]):
             other = _same_schedule_word(previous.text, marker)
             if other is not None and other.rest.strip():
