@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,21 @@ class Parsed:
 
     def edges(self, kind: str) -> list:
         return [e for e in self.graph.edges if e.type.value == kind]
+
+
+@pytest.fixture(autouse=True)
+def _log_handlers_outlive_the_test():
+    """A log handler made during a test keeps that test's captured stderr, closed when the test
+    ends (Streamlit makes one per logger, on first use). Its next message, in a later test,
+    would write "--- Logging error ---" into that test's stderr, so which tests pass would
+    depend on their order. After each test such handlers write to the session's stderr, as
+    the handlers made at import do."""
+    yield
+    loggers = [logging.getLogger()] + [l for l in logging.Logger.manager.loggerDict.values() if isinstance(l, logging.Logger)]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if type(handler) is logging.StreamHandler and getattr(handler.stream, "closed", False):
+                handler.stream = sys.stderr  # not setStream: it would flush the closed stream first
 
 
 _parsed_cache: dict[Path, Parsed] = {}
@@ -95,6 +112,7 @@ TIERS = {
     "test_clause_types.py": "unit",
     "test_clauses.py": "unit",
     "test_definitions.py": "unit",
+    "test_log_isolation.py": "unit",
     "test_evaluate.py": "unit",
     "test_fields.py": "unit",
     "test_numbering.py": "unit",
