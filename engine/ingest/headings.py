@@ -78,11 +78,10 @@ class HeadingRules(ClauseTreeBuilder):
         if not marker.label and marker.rest and not marker.rest[:1].isupper():
             return False
         previous_ends = not previous or SENTENCE_END.search(previous)
-        if not marker.label and not marker.rest:
-            # a bare "Schedule" among a table's short cells ("Payment / Schedule / Upon") is a word of the table
-            if not (first_on_page or previous_ends):
-                return False
-        elif not (first_on_page or previous_ends or len(WORD.findall(previous)) <= 6):
+        # a short line above may end a heading block, but not above a bare "Schedule": among
+        # a table's short cells ("Payment / Schedule / Upon") it is a word of the table
+        short_above = len(WORD.findall(previous)) <= 6 and bool(marker.label or marker.rest)
+        if not (first_on_page or previous_ends or short_above):
             return False
         ref = schedule_ref(marker)
         if any(s.ref == ref for s in self.root_children):
@@ -90,20 +89,22 @@ class HeadingRules(ClauseTreeBuilder):
         return not self._lists_schedules(index, marker)
 
     def _lists_schedules(self, index: int, marker: Marker) -> bool:
-        """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them.
+        """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them."""
+        following = self.lines[index + 1 : index + 3]
+        return any(_same_schedule_word(line.text, marker) for line in following) or self._ends_a_list(index, marker)
 
-        The list's last entry counts too: read as a schedule, "Exhibit L - Form of Change
-        Order" at the end of a contents list would make the whole body that follows it
-        Exhibit L's content. Looking back, only an entry that carries its title on its line
-        is taken for part of a list, and a finished sentence in between ends the list: a
-        bare "EXHIBIT A" after a list of the exhibits heads Exhibit A itself, and
-        "Exhibit A - Trademark License / Attached." is a schedule of one line. A list runs
-        on over a page break in plain type; a bold "Schedule 4 Prices" at the top of a page
-        after "Schedule 3 The Trade Marks" on the page before is the next schedule.
+    def _ends_a_list(self, index: int, marker: Marker) -> bool:
+        """The list's last entry, which no entry follows.
+
+        Read as a schedule, "Exhibit L - Form of Change Order" at the end of a contents list
+        would make the whole body that follows it Exhibit L's content. Only an entry that
+        carries its title on its line is taken for part of a list, and a finished sentence
+        in between ends the list: a bare "EXHIBIT A" after a list of the exhibits heads
+        Exhibit A itself, and "Exhibit A - Trademark License / Attached." is a schedule of
+        one line. A list runs on over a page break in plain type; a bold "Schedule 4 Prices"
+        at the top of a page after "Schedule 3 The Trade Marks" on the page before is the
+        next schedule.
         """
-        for following in self.lines[index + 1 : index + 3]:
-            if _same_schedule_word(following.text, marker):
-                return True
         if not marker.rest.strip():
             return False
         line = self.lines[index]
