@@ -212,3 +212,23 @@ def test_a_number_alone_on_its_line_heads_a_clause_only_over_its_title():
     )
     assert [ref for ref, _ in _top_sections(co_branding)] == [str(n) for n in range(1, 23)]
     assert co_branding.clause("17").heading == "POST-TERMINATION COMMUNICATIONS" and co_branding.clause("17").page_start == 12
+
+
+@needs_shared_data
+def test_articles_numbered_in_roman_with_no_word_article():
+    """'I. APPOINTMENT AND FRANCHISE FEE' read as the letter I, so no article was placed and every
+    'A.' and '1.' item fell under one section's lists ('7(A)#9')."""
+    from tests.conftest import parsed
+
+    franchise = parsed(SHARED_DATA / "cuad" / "pdf" / "BUFFALOWILDWINGSINC_06_05_1998_EX_10_3_FRANCHISE_AGREEMENT.pdf")
+    articles = [c for c in franchise.graph.clauses if c.kind is ClauseKind.ARTICLE]
+    assert len(articles) == 27 and (articles[1].path, articles[1].heading, articles[1].page_start) == ("Article II", "TERM AND RENEWAL", 3)
+    # the '1.' items start again under each lettered item: list items, not sections
+    assert franchise.parent_chain("Article II(B)(7)") == ["Article II(B)", "Article II"]
+    # a lettered item 'I.' inside an article stays the ninth letter
+    assert franchise.clause("Article XII(I)").text.startswith("I. All inventory, products and materials")
+    assert ("Article III(D)", "Article XII") in {(e.src_ref, e.dst_ref) for e in franchise.edges("REFERENCES") if e.label == "Paragraph XII"}
+    distribution = parsed(SHARED_DATA / "cuad" / "pdf" / "HEMISPHERX_Sales_Marketing_Distribution_and_Supply_Agreement.pdf")
+    # an article whose text starts on its number's line, in capitals
+    assert distribution.clause("Article IX").text.startswith("IX. EXCEPT AS EXPRESSLY SET FORTH IN THIS SECTION IX")
+    assert distribution.clause("Exhibit 4/1").kind is ClauseKind.SECTION  # a schedule keeps its own numbering

@@ -54,11 +54,16 @@ class ClauseTreeBuilder:
     root_children: list[Segment]
     container: Segment | None  # current schedule, None while in the body
     keys: dict[tuple[int, ...], Segment]  # dotted numbers seen in this container
+    roman_articles: dict[int, Marker]  # line index -> an article numbered "I.", "II." with no word "Article"
     current: Segment | None  # the clause whose text we are in
     anchor: Segment | None  # the innermost dotted-numbered clause, lists hang here
     lists: list[Segment]  # open enumerations under the anchor, outermost first
     seen_numbered: bool
     seen_recitals: bool
+
+    def _in_roman_articles(self) -> bool:
+        """In the body of a contract whose articles are numbered "I.", "II." (see headings.roman_articles)."""
+        return bool(self.roman_articles) and self.container is None
 
     def _top_level(self) -> list[Segment]:
         if self.container is not None:

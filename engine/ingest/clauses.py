@@ -19,7 +19,7 @@ and line_shapes.py. This module drives them and places each accepted heading in 
 from __future__ import annotations
 
 from engine.ingest.clause_tree import Segment
-from engine.ingest.headings import HeadingRules, schedule_ref
+from engine.ingest.headings import HeadingRules, roman_articles, schedule_ref
 from engine.ingest.numbering import DOTTED_STYLES, SPELLED_VALUES, Marker, Style, parse_marker
 from engine.ingest.pdf import DocumentText, TextLine
 from engine.ingest.special_clauses import SpecialClauses
@@ -46,6 +46,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
         self.anchor: Segment | None = None  # the innermost dotted-numbered clause, lists hang here
         self.lists: list[Segment] = []  # open enumerations under the anchor, outermost first
         self.toc_lines = table_of_contents(self.lines)
+        self.roman_articles = roman_articles(self.lines, self.toc_lines)
         self.seen_numbered = False
         self.seen_recitals = False
 
@@ -64,6 +65,9 @@ class _Segmenter(SpecialClauses, HeadingRules):
                 continue
             if self._special(index, line):
                 continue
+            if index in self.roman_articles:
+                self._open_roman_article(line, self.roman_articles[index])
+                continue
             marker = parse_marker(line.text)
             if marker is None and (self._definition_entry(index, line) or self._unnumbered_heading(index, line)):
                 continue
@@ -76,7 +80,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
     def _place(self, index: int, line: TextLine, marker: Marker) -> None:
         if marker.style is Style.SCHEDULE:
             self._open_schedule(index, line, marker)
-        elif marker.style in DOTTED_STYLES:
+        elif marker.style in DOTTED_STYLES and not (marker.style is Style.NUMBER and self._in_roman_articles()):
             self._place_dotted(index, line, marker)
         else:
             self._place_list_item(index, line, marker)
@@ -89,6 +93,18 @@ class _Segmenter(SpecialClauses, HeadingRules):
         self.current = self._open(segment, parent=None)
         self.anchor = segment
         self.lists = []
+
+    def _open_roman_article(self, line: TextLine, marker: Marker) -> None:
+        """An article of a contract numbered "I.", "II." ...; its "1." items start again in
+        each article and under each lettered item, so there they are list items, not sections."""
+        segment = Segment(
+            self._unique_ref(f"Article {marker.label}", self.container), marker.rest, ClauseKind.ARTICLE, line.start,
+            marker=marker, container=self.container,
+        )
+        self.current = self._open(segment, parent=self.container)
+        self.anchor = segment
+        self.lists = []
+        self.seen_numbered = True
 
     def _place_dotted(self, index: int, line: TextLine, marker: Marker) -> None:
         key = _normalise_key(marker.key)

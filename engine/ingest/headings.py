@@ -12,7 +12,8 @@ import re
 
 from engine.ingest.clause_tree import ClauseTreeBuilder
 from engine.ingest.line_shapes import MID_SENTENCE, SENTENCE_END, WORD, is_short_heading, is_title, title_part
-from engine.ingest.numbering import LIST_STYLES, Marker, Style, parse_marker
+from engine.ingest.numbering import LIST_STYLES, Marker, Style, parse_marker, roman_value
+from engine.ingest.pdf import TextLine
 from engine.ingest.table_of_contents import is_toc_entry
 
 # Words that, ending a line, make a number at the start of the next line a reference.
@@ -25,6 +26,7 @@ _REFERENCE_LEAD = re.compile(
 _LIST_JOIN_AFTER_PUNCTUATION = re.compile(r"[;,]\s*(?:and|or)\s*$", re.IGNORECASE)
 _ENDS_LOWER = re.compile(r"(?:\b[a-z][\w'’-]*|,)\s*$")
 _LOWER_START = re.compile(r"^[a-z]")
+_ROMAN_HEADING = re.compile(r"^([IVXL]+)\.\s+(\S.*)$")
 
 
 class HeadingRules(ClauseTreeBuilder):
@@ -156,6 +158,32 @@ class HeadingRules(ClauseTreeBuilder):
         # "(a) Termination for Cause. Either party ..."
         whole_line_allowed = marker.style not in LIST_STYLES and not line.full_width
         return title_part(rest, whole_line_allowed)
+
+
+def roman_articles(lines: list[TextLine], skip: set[int]) -> dict[int, Marker]:
+    """Articles numbered "I.", "II.", "III." with no word "Article", by line index.
+
+    "I. APPOINTMENT AND FRANCHISE FEE" reads as the letter I, the ninth, so the articles of
+    such a contract never start as a list would, and their "A." and "1." items fall under
+    whatever clause was open. A run of at least three upper-case titles numbered I, II,
+    III ... in order (a gap of one allowed) is taken for the document's articles; a letter
+    list's "I. INSURANCE" is not the first of such a run.
+    """
+    found: dict[int, Marker] = {}
+    last = 0
+    for index, line in enumerate(lines):
+        match = _ROMAN_HEADING.match(line.text.strip()) if index not in skip else None
+        if match is None:
+            continue
+        value, title = roman_value(match.group(1)), match.group(2).strip()
+        letters = [c for c in title if c.isalpha()]
+        if not value or not last < value <= last + 2 or not letters or not all(c.isupper() for c in letters):
+            continue
+        short = len(WORD.findall(title)) <= 10
+        if short or (last and value == last + 1):  # "IX. EXCEPT AS EXPRESSLY SET FORTH ...": its text in capitals
+            found[index] = Marker(Style.ARTICLE, match.group(1), value, (value,), title.rstrip(".") if short else "")
+            last = value
+    return found if len(found) >= 3 else {}
 
 
 def _same_schedule_word(text: str, marker: Marker) -> Marker | None:

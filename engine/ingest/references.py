@@ -370,8 +370,9 @@ class ReferenceResolver:
             for candidate in candidates:
                 if candidate in refs:
                     return candidate
-        if re.fullmatch(r"\d+", top) and int(top) in self._article_by_number:
-            return self._article_by_number[int(top)]
+        number = int(top) if top.isdigit() else roman_value(top) if re.fullmatch(r"[IVXLC]+", top) else None
+        if number and number in self._article_by_number:  # "Paragraph III" of a contract in articles I, II, III
+            return self._article_by_number[number]
         return None
 
     def _relative(self, label: str, source_ref: str, container: str | None) -> str | None:

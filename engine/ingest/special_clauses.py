@@ -69,7 +69,8 @@ class SpecialClauses(ClauseTreeBuilder):
     def _unnumbered_heading(self, index: int, line: TextLine) -> bool:
         """In a document (or schedule) with no numbering at all, a bold or capitalised line
         standing alone above a paragraph heads a section: "PRICING", "Terms of Agreement"."""
-        if self.keys or index < 3 or line.full_width or index + 1 >= len(self.lines):
+        numbered = self.keys or self._in_roman_articles()
+        if numbered or index < 3 or line.full_width or index + 1 >= len(self.lines):
             return False
         if self.current is not None and self.current.kind is ClauseKind.PREAMBLE and _NAMES_AN_AGREEMENT.search(line.text):
             return False  # "MANUFACTURING AGREEMENT" over the opening paragraph: the title, part of the preamble
