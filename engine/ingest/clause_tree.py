@@ -70,6 +70,12 @@ class ClauseTreeBuilder:
             return self.container.children
         return self.root_children
 
+    def _open_heading(self, segment: Segment, parent: Segment | None) -> None:
+        """Open a clause that later list items hang under, closing the lists open before it."""
+        self.current = self._open(segment, parent)
+        self.anchor = segment
+        self.lists = []
+
     def _open(self, segment: Segment, parent: Segment | None) -> Segment:
         if self.segments:
             self.segments[-1].end = segment.start

@@ -90,9 +90,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
         segment.container = segment
         self.container = segment
         self.keys = {}
-        self.current = self._open(segment, parent=None)
-        self.anchor = segment
-        self.lists = []
+        self._open_heading(segment, parent=None)
 
     def _open_roman_article(self, line: TextLine, marker: Marker) -> None:
         """An article of a contract numbered "I.", "II." ...; its "1." items start again in
@@ -101,9 +99,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
             self._unique_ref(f"Article {marker.label}", self.container), marker.rest, ClauseKind.ARTICLE, line.start,
             marker=marker, container=self.container,
         )
-        self.current = self._open(segment, parent=self.container)
-        self.anchor = segment
-        self.lists = []
+        self._open_heading(segment, parent=self.container)
         self.seen_numbered = True
 
     def _place_dotted(self, index: int, line: TextLine, marker: Marker) -> None:
@@ -123,9 +119,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
             self._unique_ref(ref, self.container), heading, kind, start, marker=marker, container=self.container,
         )
         self.keys[key] = segment
-        self.current = self._open(segment, parent=parent if parent is not None else self.container)
-        self.anchor = segment
-        self.lists = []
+        self._open_heading(segment, parent=parent if parent is not None else self.container)
         self.seen_numbered = True
 
     def _dotted_parent(self, key: tuple[int, ...]) -> Segment | None:

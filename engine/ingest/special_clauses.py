@@ -61,9 +61,7 @@ class SpecialClauses(ClauseTreeBuilder):
             return False
         ref = self._unique_ref(f'{parent.ref} "{term}"', self.container)
         segment = Segment(ref, term, ClauseKind.DEFINITION, line.start, container=self.container)
-        self.current = self._open(segment, parent=parent)
-        self.anchor = segment
-        self.lists = []
+        self._open_heading(segment, parent=parent)
         return True
 
     def _unnumbered_heading(self, index: int, line: TextLine) -> bool:
@@ -84,9 +82,7 @@ class SpecialClauses(ClauseTreeBuilder):
             return False
         heading = text.rstrip(".:")
         segment = Segment(self._unique_ref(heading, self.container), heading, ClauseKind.SECTION, line.start, container=self.container)
-        self.current = self._open(segment, parent=self.container)
-        self.anchor = segment
-        self.lists = []
+        self._open_heading(segment, parent=self.container)
         return True
 
     def _in_glossary(self, clause: Segment) -> bool:
@@ -102,6 +98,4 @@ class SpecialClauses(ClauseTreeBuilder):
     def _open_special(self, ref: str, heading: str, kind: ClauseKind, line: TextLine) -> None:
         ref = self._unique_ref(ref, self.container)
         segment = Segment(ref, heading, kind, line.start, container=self.container)
-        self.current = self._open(segment, parent=self.container)
-        self.anchor = segment
-        self.lists = []
+        self._open_heading(segment, parent=self.container)
