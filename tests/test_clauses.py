@@ -232,3 +232,15 @@ def test_articles_numbered_in_roman_with_no_word_article():
     # an article whose text starts on its number's line, in capitals
     assert distribution.clause("Article IX").text.startswith("IX. EXCEPT AS EXPRESSLY SET FORTH IN THIS SECTION IX")
     assert distribution.clause("Exhibit 4/1").kind is ClauseKind.SECTION  # a schedule keeps its own numbering
+
+
+@needs_shared_data
+def test_a_numbered_row_of_a_table_or_an_address_heads_nothing():
+    """'17 Indiana 2334 Oakland Avenue ... 60,465', a row of a list of stores, took number 17
+    after 'Section 15.'; '12 Floor,' in an address took 12, so the real 10 and 11 were refused."""
+    from tests.conftest import parsed
+
+    agency = parsed(SHARED_DATA / "cuad" / "pdf" / "BONTONSTORESINC_04_20_2018_EX_99_3_AGENCY_AGREEMENT.pdf")
+    assert [ref for ref, _ in _top_sections(agency)] == [str(n) for n in range(1, 16)]
+    supply = parsed(SHARED_DATA / "cuad" / "pdf" / "MEDIWOUNDLTD_01_15_2014_EX_10_6_SUPPLY_AGREEMENT.pdf")
+    assert _top_sections(supply)[-1] == ("15", 18) and supply.clause("15").heading == "Governing Law and Disputes"

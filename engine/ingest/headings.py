@@ -65,6 +65,8 @@ class HeadingRules(ClauseTreeBuilder):
                 return False
             if not marker.rest.strip() and not self._title_below(index):
                 return False  # a page number or a table's cell, left in the text's flow
+            if len(re.findall(r"\d+", marker.rest)) > 1 or marker.rest.rstrip().endswith(","):
+                return False  # "17 Indiana 2334 Oakland Avenue ... 60,465", "12 Floor,": a table's row, an address
         if is_toc_entry(marker):
             return False  # "12.3 Other Early Termination. 42" outside the detected contents
         return True
