@@ -244,3 +244,21 @@ def test_a_numbered_row_of_a_table_or_an_address_heads_nothing():
     assert [ref for ref, _ in _top_sections(agency)] == [str(n) for n in range(1, 16)]
     supply = parsed(SHARED_DATA / "cuad" / "pdf" / "MEDIWOUNDLTD_01_15_2014_EX_10_6_SUPPLY_AGREEMENT.pdf")
     assert _top_sections(supply)[-1] == ("15", 18) and supply.clause("15").heading == "Governing Law and Disputes"
+
+
+@needs_shared_data
+def test_a_long_title_in_capitals_after_a_number_heads_its_section():
+    """'17 OPERATION AND MAINTENANCE COSTS OF SEGMENT S - ALLOCATION ...' is more than eight words,
+    the limit for a number without a dot, but a title in capitals is a heading; 'T1 TO T7' in
+    '18 USE OF SEGMENTS T1 TO T7; ...' are not the numbers of a table's row."""
+    from tests.conftest import parsed
+
+    cable = parsed(
+        SHARED_DATA / "cuad" / "pdf" / "STARTECGLOBALCOMMUNICATIONSCORP_11_16_1998_EX_10_30_CONSTRUCTION_AND_MAINTENANCE_AGREEMENT.pdf"
+    )
+    assert [(ref, page) for ref, page in _top_sections(cable) if ref in ("15", "16", "17", "18")] == [
+        ("15", 15), ("16", 16), ("17", 18), ("18", 18),
+    ]
+    assert cable.clause("18").heading.startswith("USE OF SEGMENTS T1 TO T7")
+    service = parsed(SHARED_DATA / "cuad" / "pdf" / "BICYCLETHERAPEUTICSPLC_03_10_2020_EX_10_11_SERVICE_AGREEMENT.pdf")
+    assert [ref for ref, _ in _top_sections(service)] == [str(n) for n in range(1, 24)]

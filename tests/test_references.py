@@ -172,12 +172,19 @@ def test_cuad_ranges_of_subclauses_and_of_top_level_sections():
 
 @needs_shared_data
 def test_cuad_a_section_the_parse_has_only_as_parts():
-    # No clause "17" (its heading is not read as one), but 17.1 to 17.4 are: "... which may arise
-    # pursuant to Paragraph 17" reaches each part, and is no longer counted unresolved
+    # No clause "17", but 17.1 to 17.4 are: "... which may arise pursuant to Paragraph 17" reaches
+    # each part, and is not counted unresolved; "this Paragraph 18", written in 18.11, names its
+    # own section and no other clause
+    resolver = ReferenceResolver([(ref, None) for ref in ("17.1", "17.2", "17.3", "17.4", "18.1", "18.11", "25.5")])
+    (paragraph,) = find_references("which may arise pursuant to Paragraph 17")
+    assert resolver.resolve(paragraph, "25.5", None) is None
+    assert resolver.parts_of(paragraph, "25.5", None) == ["17.1", "17.2", "17.3", "17.4"]
+    (own,) = find_references("Payments due under this Paragraph 18")
+    assert resolver.parts_of(own, "18.11", None) == []
+    # STARTEC, where this was seen, now reads the heading "17 OPERATION AND MAINTENANCE COSTS OF
+    # SEGMENT S - ALLOCATION ..." as clause 17 itself
     cable = _cuad("STARTECGLOBALCOMMUNICATIONSCORP_11_16_1998_EX_10_30_CONSTRUCTION_AND_MAINTENANCE_AGREEMENT")
-    assert _labelled(cable, "25.5", "Paragraph 17") == {"17.1", "17.2", "17.3", "17.4"}
-    # "Payments due under this Paragraph 18", written in 18.11: its own section, no other clause
-    assert _labelled(cable, "18.11", "Paragraph 18") == set()
+    assert _labelled(cable, "25.5", "Paragraph 17") == {"17"}
     # An article the parse lacks is left unresolved, not spread over its parts: most often it is
     # a heading the parse left inside the clause before
     resolver = ReferenceResolver([("2.1", None), ("2.2", None), ("3", None)])

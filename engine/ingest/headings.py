@@ -61,11 +61,12 @@ class HeadingRules(ClauseTreeBuilder):
             return False
         if marker.style is Style.NUMBER and not line.text.strip().startswith(f"{marker.label}."):
             # a bare "5" or "5 FEES.": only as a short heading that continues the numbering
-            if len(WORD.findall(marker.rest)) > 8 or (SENTENCE_END.search(marker.rest) and not is_title(marker.rest)):
+            capitals = marker.rest.isupper() and is_title(marker.rest)  # "17 OPERATION AND MAINTENANCE COSTS OF SEGMENT S"
+            if (len(WORD.findall(marker.rest)) > 8 and not capitals) or (SENTENCE_END.search(marker.rest) and not is_title(marker.rest)):
                 return False
             if not marker.rest.strip() and not self._title_below(index):
                 return False  # a page number or a table's cell, left in the text's flow
-            if len(re.findall(r"\d+", marker.rest)) > 1 or marker.rest.rstrip().endswith(","):
+            if len(re.findall(r"\b\d[\d,.]*", marker.rest)) > 1 or marker.rest.rstrip().endswith(","):
                 return False  # "17 Indiana 2334 Oakland Avenue ... 60,465", "12 Floor,": a table's row, an address
         if is_toc_entry(marker):
             return False  # "12.3 Other Early Termination. 42" outside the detected contents
