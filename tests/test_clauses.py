@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.ingest.clauses import segment
 from engine.ingest.pdf import read_pdf
 from models.clause import ClauseKind
-from tests.conftest import SHARED_DATA, needs_shared_data
+from tests.conftest import SHARED_DATA, needs_shared_data, parsed
 from tests.pdfmaker import make_pdf
 
 
@@ -120,8 +120,6 @@ def test_letter_i_after_h_continues_the_letters(tmp_path):
 
 @needs_shared_data
 def test_a_line_continuing_a_sentence_never_heads_the_next_clause():
-    from tests.conftest import parsed
-
     contract = parsed(SHARED_DATA / "cuad" / "pdf" / "RandWorldwideInc_20010402_8_KA_EX_10_2_2102464_EX_10_2_Co_Branding_Agreement.pdf")
     launch = contract.clause("1.18")
     assert launch.defines == ["Launch Date"]
@@ -137,8 +135,6 @@ def _schedules(contract) -> list[tuple[str, int]]:
 @needs_shared_data
 def test_the_last_entry_of_a_list_of_exhibits_is_not_an_exhibit():
     """Read as Exhibit L, the list's last line made the body from Article 2 on its content."""
-    from tests.conftest import parsed
-
     antares = parsed(SHARED_DATA / "cuad" / "pdf" / "Antares_Pharma_Inc_Manufacturing_Agreement.pdf")
     assert antares.clause("Article 2").parent_ref is None and antares.clause("Article 2").page_start == 10
     assert antares.parent_chain("2.1") == ["Article 2"]
@@ -159,8 +155,6 @@ def test_the_last_entry_of_a_list_of_exhibits_is_not_an_exhibit():
 
 @needs_shared_data
 def test_a_bold_schedule_after_a_one_page_schedule_is_kept():
-    from tests.conftest import parsed
-
     fuse = parsed(SHARED_DATA / "cuad" / "pdf" / "FuseMedicalInc_20190321_10_K_EX_10_43_11575454_EX_10_43_Distributor_Agreement.pdf")
     assert ("Schedule 4", 19) in _schedules(fuse)  # "Schedule 3 The Trade Marks" fills page 18
 
@@ -168,8 +162,6 @@ def test_a_bold_schedule_after_a_one_page_schedule_is_kept():
 @needs_shared_data
 def test_the_word_schedule_in_a_table_heads_nothing():
     """'Payment / Schedule / Upon / Approval' are cells of a table on page 49, not a schedule's heading."""
-    from tests.conftest import parsed
-
     phasebio = parsed(
         SHARED_DATA / "cuad" / "pdf" / "PhasebioPharmaceuticalsInc_20200330_10_K_EX_10_21_12086810_EX_10_21_Development_Agreement.pdf"
     )
@@ -182,8 +174,6 @@ def test_a_contents_entry_that_is_all_label_is_not_the_first_entry_again():
     """'ARTICLE 1' and 'ARTICLE 2' both read as 'article' once a page number was stripped, so the
     contents ended at its second entry and the rest posed as headings; the real Article 1,
     its number taken, then fell under them."""
-    from tests.conftest import parsed
-
     harpoon = parsed(
         SHARED_DATA / "cuad" / "pdf" / "HarpoonTherapeuticsInc_20200312_10_K_EX_10_18_12051356_EX_10_18_Development_Agreement_Opti.pdf"
     )
@@ -202,8 +192,6 @@ def _top_sections(contract) -> list[tuple[str, int]]:
 @needs_shared_data
 def test_a_number_alone_on_its_line_heads_a_clause_only_over_its_title():
     """Page numbers left in the text's flow ('5', '7', '19') took the numbers of the real sections."""
-    from tests.conftest import parsed
-
     agency = parsed(SHARED_DATA / "cuad" / "pdf" / "BIOPURECORP_06_30_1999_EX_10_13_AGENCY_AGREEMENT.pdf")
     assert _top_sections(agency) == [("1", 1), ("2", 3), ("3", 4), ("4", 5), ("5", 6)]
     assert agency.clause("2").heading == "PRODUCTS PURCHASE AND SALE"
@@ -218,8 +206,6 @@ def test_a_number_alone_on_its_line_heads_a_clause_only_over_its_title():
 def test_articles_numbered_in_roman_with_no_word_article():
     """'I. APPOINTMENT AND FRANCHISE FEE' read as the letter I, so no article was placed and every
     'A.' and '1.' item fell under one section's lists ('7(A)#9')."""
-    from tests.conftest import parsed
-
     franchise = parsed(SHARED_DATA / "cuad" / "pdf" / "BUFFALOWILDWINGSINC_06_05_1998_EX_10_3_FRANCHISE_AGREEMENT.pdf")
     articles = [c for c in franchise.graph.clauses if c.kind is ClauseKind.ARTICLE]
     assert len(articles) == 27 and (articles[1].path, articles[1].heading, articles[1].page_start) == ("Article II", "TERM AND RENEWAL", 3)
@@ -238,8 +224,6 @@ def test_articles_numbered_in_roman_with_no_word_article():
 def test_a_numbered_row_of_a_table_or_an_address_heads_nothing():
     """'17 Indiana 2334 Oakland Avenue ... 60,465', a row of a list of stores, took number 17
     after 'Section 15.'; '12 Floor,' in an address took 12, so the real 10 and 11 were refused."""
-    from tests.conftest import parsed
-
     agency = parsed(SHARED_DATA / "cuad" / "pdf" / "BONTONSTORESINC_04_20_2018_EX_99_3_AGENCY_AGREEMENT.pdf")
     assert [ref for ref, _ in _top_sections(agency)] == [str(n) for n in range(1, 16)]
     supply = parsed(SHARED_DATA / "cuad" / "pdf" / "MEDIWOUNDLTD_01_15_2014_EX_10_6_SUPPLY_AGREEMENT.pdf")
@@ -251,8 +235,6 @@ def test_a_long_title_in_capitals_after_a_number_heads_its_section():
     """'17 OPERATION AND MAINTENANCE COSTS OF SEGMENT S - ALLOCATION ...' is more than eight words,
     the limit for a number without a dot, but a title in capitals is a heading; 'T1 TO T7' in
     '18 USE OF SEGMENTS T1 TO T7; ...' are not the numbers of a table's row."""
-    from tests.conftest import parsed
-
     cable = parsed(
         SHARED_DATA / "cuad" / "pdf" / "STARTECGLOBALCOMMUNICATIONSCORP_11_16_1998_EX_10_30_CONSTRUCTION_AND_MAINTENANCE_AGREEMENT.pdf"
     )

@@ -370,9 +370,8 @@ class ReferenceResolver:
             for candidate in candidates:
                 if candidate in refs:
                     return candidate
-        number = int(top) if top.isdigit() else roman_value(top) if re.fullmatch(r"[IVXLC]+", top) else None
-        if number and number in self._article_by_number:  # "Paragraph III" of a contract in articles I, II, III
-            return self._article_by_number[number]
+        if re.fullmatch(r"\d+|[IVXLC]+", top) and (number := article_as_number(f"Article {top}")).isdigit():
+            return self._article_by_number.get(int(number))  # "Paragraph III" of a contract in articles I, II, III
         return None
 
     def _relative(self, label: str, source_ref: str, container: str | None) -> str | None:
