@@ -244,3 +244,35 @@ def test_a_long_title_in_capitals_after_a_number_heads_its_section():
     assert cable.clause("18").heading.startswith("USE OF SEGMENTS T1 TO T7")
     service = parsed(SHARED_DATA / "cuad" / "pdf" / "BICYCLETHERAPEUTICSPLC_03_10_2020_EX_10_11_SERVICE_AGREEMENT.pdf")
     assert [ref for ref, _ in _top_sections(service)] == [str(n) for n in range(1, 24)]
+
+
+@needs_shared_data
+def test_articles_numbered_in_roman_with_a_dash_hold_their_sections():
+    """'I - DEFINITIONS', 'VII - TERM AND TERMINATION': no article was placed, and '7.1' after
+    '5.4' skipped Article VI's number, so every section from 7.1 on was refused and Article VII's
+    '(a)' to '(f)' hung under 5.4, where 'Article 7.4 (a), (b) ...' could not find them."""
+    development = parsed(SHARED_DATA / "cuad" / "pdf" / "WARNERCHILCOTTPLC_12_31_2003_EX_4_36_DEVELOPMENT_AGREEMENT.pdf")
+    articles = [c for c in development.graph.clauses if c.kind is ClauseKind.ARTICLE]
+    assert [a.path for a in articles] == [f"Article {n}" for n in "I II III IV V VI VII VIII IX X XI XII XIII XIV".split()]
+    assert (articles[6].heading, articles[6].page_start) == ("TERM AND TERMINATION - CONSEQUENCES OF TERMINATION", 4)
+    assert development.parent_chain("7.4(b)") == ["7.4", "Article VII"]
+    assert development.parent_chain("1.1") == ["Article I"]
+    cited = {e.dst_ref for e in development.edges("REFERENCES") if e.label == "Article 7.4 (a), (b), (c), (e) and (f)"}
+    assert cited == {"7.4(a)", "7.4(b)", "7.4(c)", "7.4(e)"}  # (f) is the clause that cites them
+
+
+@needs_shared_data
+def test_contents_entries_ending_in_page_and_a_number_head_nothing():
+    """'SECTION 8.0 PURCHASE OF ASSETS....... Page 11', a contents page mid-way down a text
+    filing's page, took the numbers of the sections it lists, so the real 2.0 and 8.0 were
+    refused and 8.0's items '(a)' to '(f)' hung under 6.3."""
+    outsourcing = parsed(SHARED_DATA / "cuad" / "pdf" / "MANUFACTURERSSERVICESLTD_06_05_2000_EX_10_14_OUTSOURCING_AGREEMENT.pdf")
+    assert (outsourcing.clause("8.0").heading, outsourcing.clause("8.0").page_start) == ("PURCHASE OF ASSETS", 7)
+    assert [c.path for c in outsourcing.graph.clauses if outsourcing.parent_chain(c.path) == ["8.0"]] == [
+        f"8.0({letter})" for letter in "abcdef"
+    ]
+    assert outsourcing.clause("1.0").text == "SECTION 1.0 DEFINITIONS" and outsourcing.parent_chain("1.21") == ["1.0"]
+    # the contents left in the recitals' text names the sections, it does not refer to them
+    assert "SECTION 16.0 GENERAL" in outsourcing.clause("Recitals(g)").text
+    assert not [e for e in outsourcing.edges("REFERENCES") if e.src_ref == "Recitals(g)"]
+    assert ("2.0", "8.0") in {(e.src_ref, e.dst_ref) for e in outsourcing.edges("REFERENCES") if e.label == "Section 8.0"}

@@ -99,6 +99,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
             self._unique_ref(f"Article {marker.label}", self.container), marker.rest, ClauseKind.ARTICLE, line.start,
             marker=marker, container=self.container,
         )
+        self.keys[marker.key] = segment  # its "7.1" hangs under Article VII
         self._open_heading(segment, parent=self.container)
         self.seen_numbered = True
 

@@ -16,6 +16,7 @@ from engine.ingest.clause_types import classify
 from engine.ingest.definitions import TermMatcher, find_definitions, is_glossary
 from engine.ingest.pdf import DocumentText
 from engine.ingest.references import ReferenceResolver, find_references, written_inline
+from engine.ingest.table_of_contents import without_toc_entries
 from models.clause import Clause, ClauseKind, ClauseType
 from models.document import Definition
 from models.edge import Edge, EdgeType
@@ -157,9 +158,10 @@ def _reference_edges(clauses: list[Clause], segments: list[Segment]) -> list[Edg
         if clause.kind is ClauseKind.TOC:
             continue
         previous_target: str | None = None
-        references = find_references(clause.text)
+        text = without_toc_entries(clause.text)
+        references = find_references(text)
         for found in references:
-            if written_inline(found, clause.text, references):
+            if written_inline(found, text, references):
                 previous_target = None
                 continue  # "options (a) and (b) above": this clause's own items, not clauses
             target_ref = resolver.resolve(found, clause.ref, container)

@@ -26,7 +26,7 @@ _REFERENCE_LEAD = re.compile(
 _LIST_JOIN_AFTER_PUNCTUATION = re.compile(r"[;,]\s*(?:and|or)\s*$", re.IGNORECASE)
 _ENDS_LOWER = re.compile(r"(?:\b[a-z][\w'’-]*|,)\s*$")
 _LOWER_START = re.compile(r"^[a-z]")
-_ROMAN_HEADING = re.compile(r"^([IVXL]+)\.\s+(\S.*)$")
+_ROMAN_HEADING = re.compile(r"^([IVXL]+)(?:\.|\s+[-–—])\s+(\S.*)$")  # "I. TITLE", "I - TITLE"
 
 
 class HeadingRules(ClauseTreeBuilder):

@@ -15,6 +15,7 @@ from engine.ingest.pdf import TextLine
 
 _TOC_TITLE = re.compile(r"^(?:table\s+of\s+contents|contents|index)\s*:?$", re.I)
 _ENDS_WITH_PAGE_NUMBER = re.compile(r"\s\.*\s*\d{1,3}$|\.{3,}\s*\d{1,3}$")
+_DOT_LEADER = re.compile(r"\w\s*\.{4,}\s*(?:page\s*)?\d{1,3}$", re.I)  # "DEFINITIONS........ Page 4"
 
 
 def table_of_contents(lines: list[TextLine]) -> set[int]:
@@ -46,8 +47,18 @@ def _looks_like_toc_page(lines: list[TextLine], index: int) -> bool:
 
 def is_toc_entry(marker: Marker) -> bool:
     """A heading followed by nothing but a page number: an entry of a table of contents."""
-    match = re.match(r"^(.*?)[.\s]*\s(\d{1,3})$", marker.rest)
+    match = re.match(r"^(.*?)[.\s]*(?:\s[Pp]age)?\s(\d{1,3})$", marker.rest)  # "DEFINITIONS...... Page 4" too
     return bool(match and match.group(1) and is_title(match.group(1).rstrip(".")))
+
+
+def without_toc_entries(text: str) -> str:
+    """`text` with each line that is a contents entry blanked, offsets kept: "SECTION 8.0
+    PURCHASE OF ASSETS...... Page 11" left in a clause's text (a contents page the detector
+    missed) names a section, it does not refer to it."""
+    return "\n".join(
+        " " * len(line) if _DOT_LEADER.search(line) and (marker := parse_marker(line)) is not None and is_toc_entry(marker) else line
+        for line in text.split("\n")
+    )
 
 
 def _toc_continues(upcoming: list[TextLine]) -> bool:
