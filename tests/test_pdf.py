@@ -132,3 +132,17 @@ def test_edgar_page_number_pairs_are_removed_from_the_middle_of_a_sentence():
     text = read_pdf(path).text
     assert '(the "Initial Term") unless earlier\nterminated in accordance with this Section' in text
     assert "treated as such, in accordance with the terms and conditions of the CNDA.\nSECTION 7\n" in text
+
+
+@needs_shared_data
+def test_a_footer_of_several_rows_is_removed_from_the_middle_of_a_sentence():
+    """'Proprietary and Confidential' / 'This Agreement and information contained therein ...'
+    stand above the footer rows the running lines were looked for in, and were left inside
+    the sentence that runs over the page break, on 65 of the contract's 71 pages."""
+    path = SHARED_DATA / "cuad" / "pdf" / "AtnInternationalInc_20191108_10_Q_EX_10_1_11878541_EX_10_1_Maintenance_Agreement.pdf"
+    text = read_pdf(path).text
+    assert "the AT&T Indemnified Parties’ pro-rata share\nof the amount of any Third Party Loss" in text
+    assert text.count("Proprietary and Confidential") == 4  # only on the contents pages, where the block is printed apart
+    # a joint filing's signature block on each of its few pages stays
+    filing = read_pdf(SHARED_DATA / "cuad" / "pdf" / "ONEMAINHOLDINGS_INC_02_20_2020_EX_99_D_JOINT_FILING_AGREEMENT.pdf").text
+    assert filing.count("By: Värde Partners, L.P., its Managing Member") == 14

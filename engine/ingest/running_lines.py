@@ -12,6 +12,8 @@ import re
 import statistics
 from collections import Counter
 
+from engine.ingest.line_shapes import WORD
+from engine.ingest.numbering import parse_marker
 from engine.ingest.page_layout import Row
 
 _PAGE_NUMBER = re.compile(
@@ -23,6 +25,8 @@ _PAGE_NUMBER = re.compile(
 _CENTRED_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—]?\s*\d{1,3}\s*[-–—]?$", re.IGNORECASE)
 _EDGAR_SOURCE_LINE = re.compile(r"^source:\s.{3,120}\d{1,2}/\d{1,2}/\d{2,4}$", re.IGNORECASE)
 _MARGIN_ZONE = 0.12  # top and bottom share of the page where running headers and footers live
+_SIGNATURE_LINE = re.compile(r"^(?:by|name|title|its)\s*:|/s/", re.IGNORECASE)
+_BLOCK_DEPTH = 8  # rows from a page's edge a footer or header of several rows may reach
 _HEADING_START = re.compile(r"^(?:article|section|clause)\s+\w", re.IGNORECASE)
 
 
@@ -58,6 +62,15 @@ def drop_running_lines(
     repeat_floor = max(2, int(pages_with_text * 0.3)) if pages_with_text >= 2 else 10**9
 
     running = {shape for shape, count in counts.items() if count >= repeat_floor}
+    block_rows: Counter[str] = Counter()
+    for rows in pages:
+        block_rows.update({_shape(r.text) for r in rows[:_BLOCK_DEPTH] + rows[-_BLOCK_DEPTH:]})
+    # stricter than a running line: on half the pages, words, no clause number ("6.1.", "(e) - 4")
+    in_blocks = {
+        shape for shape, count in block_rows.items()
+        if count >= max(4, pages_with_text / 2) and len(WORD.findall(shape)) >= 3 and parse_marker(shape) is None
+        and not _SIGNATURE_LINE.search(shape)  # a joint filing's signature block on each of its pages
+    }
 
     def is_running(shape: str) -> bool:
         # The same footer is sometimes split into two rows on a few pages: a piece of a
@@ -74,7 +87,7 @@ def drop_running_lines(
         left = statistics.median(r.x0 for r in body) if body else 0.0
         right = statistics.median(r.x1 for r in body) if body else 0.0
         centre, tolerance = (left + right) / 2, 0.12 * (right - left)
-        kept: list[Row] = []
+        dropped: set[int] = set()
         dropped_number: int | None = None
         for row in rows:
             text = row.text.strip()
@@ -90,11 +103,24 @@ def drop_running_lines(
                 drop = abs((row.x0 + row.x1) / 2 - centre) < tolerance or _follows(dropped_number, text)
             dropped_number = _number(text) if drop and number else None
             if drop:
-                removed += 1
-            else:
-                kept.append(row)
-        kept_pages.append(kept)
+                dropped.add(id(row))
+        _widen_to_blocks(rows, dropped, in_blocks, from_top=index != first_page)
+        removed += len(dropped)
+        kept_pages.append([row for row in rows if id(row) not in dropped])
     return kept_pages, removed
+
+
+def _widen_to_blocks(rows: list[Row], dropped: set[int], in_blocks: set[str], from_top: bool) -> None:
+    """A footer of several rows ("Proprietary and Confidential" / "This Agreement and information
+    ..." / "party representatives ..." above the page number) reaches past the few edge rows
+    the running lines are looked for in, and its upper rows were left inside whatever clause
+    runs over the page break. From the page's edge inwards, rows that repeat at the edge of
+    many pages join the dropped ones, up to the first row that does not."""
+    for ordered in ((rows, rows[::-1]) if from_top else (rows[::-1],)):
+        for row in ordered[:_BLOCK_DEPTH]:
+            if id(row) not in dropped and _shape(row.text) not in in_blocks:
+                break
+            dropped.add(id(row))
 
 
 def _number(text: str) -> int | None:
