@@ -147,7 +147,8 @@ def test_the_last_entry_of_a_list_of_exhibits_is_not_an_exhibit():
     # the same over a page break, in plain type: "Schedule “B” ..." ends page 1, "Schedule “C” ..." opens page 2
     reseller = parsed(SHARED_DATA / "cuad" / "pdf" / "ASIANDRAGONGROUPINC_08_11_2005_EX_10_5_Reseller_Agreement.pdf")
     assert reseller.clause("2").parent_ref is None and reseller.clause("2").page_start == 2
-    assert _schedules(reseller) == [("Schedule A", 10), ("Schedule B", 16), ("Schedule C", 17)]
+    # each schedule's bold title stands at the end of the page before and again atop its own page
+    assert _schedules(reseller) == [("Schedule A", 9), ("Schedule B", 16), ("Schedule C", 16)]
     # a list of one, introduced by "Schedules:", and the schedule itself after the signatures
     agency = parsed(SHARED_DATA / "cuad" / "pdf" / "OLDAPIWIND_DOWNLTD_01_08_2016_EX_1_3_AGENCY_AGREEMENT1.pdf")
     assert _schedules(agency) == [("Schedule A", 29)] and agency.clause("1").page_start == 2
@@ -276,3 +277,16 @@ def test_contents_entries_ending_in_page_and_a_number_head_nothing():
     assert "SECTION 16.0 GENERAL" in outsourcing.clause("Recitals(g)").text
     assert not [e for e in outsourcing.edges("REFERENCES") if e.src_ref == "Recitals(g)"]
     assert ("2.0", "8.0") in {(e.src_ref, e.dst_ref) for e in outsourcing.edges("REFERENCES") if e.label == "Section 8.0"}
+
+
+@needs_shared_data
+def test_one_page_schedules_in_a_row_are_not_a_list_of_schedules():
+    """'Exhibit B: Purchase Order Form Example' and '[* * *]' fill page 31, 'Exhibit C - Vapotherm
+    Tools' opens page 32: two schedule lines within two lines of each other had read as a list
+    of the schedules, so B and C were refused. A bold heading whose neighbour is on the next
+    page heads a schedule of one page."""
+    supply = parsed(SHARED_DATA / "cuad" / "pdf" / "VAPOTHERM_INC_Manufacturing_and_Supply_Agreement.pdf")
+    assert _schedules(supply) == [("Exhibit A-2", 30), ("Exhibit B", 31), ("Exhibit C", 32), ("Exhibit D", 33)]
+    # a footer of several rows removed (test_pdf), 'EXHIBIT C' / '[***]' / 'EXHIBIT D' meet the same way
+    collaboration = parsed(SHARED_DATA / "cuad" / "pdf" / "CARDAX_INC_08_19_2014_EX_10_1_COLLABORATION_AGREEMENT.pdf")
+    assert _schedules(collaboration) == [("Exhibit A", 21), ("Exhibit B", 22), ("Exhibit C", 23), ("Exhibit D", 24)]

@@ -95,8 +95,10 @@ class HeadingRules(ClauseTreeBuilder):
 
     def _lists_schedules(self, index: int, marker: Marker) -> bool:
         """"Exhibit A - Pipeline\nExhibit B - Rates": a list of the schedules, not one of them."""
-        following = self.lines[index + 1 : index + 3]
-        return any(_same_schedule_word(line.text, marker) for line in following) or self._ends_a_list(index, marker)
+        line = self.lines[index]
+        # a bold heading with the next one on the next page heads a one-page schedule (as in _ends_a_list)
+        following = [f for f in self.lines[index + 1 : index + 3] if f.page == line.page or not line.bold]
+        return any(_same_schedule_word(f.text, marker) for f in following) or self._ends_a_list(index, marker)
 
     def _ends_a_list(self, index: int, marker: Marker) -> bool:
         """The list's last entry, which no entry follows.
