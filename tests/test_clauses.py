@@ -290,3 +290,11 @@ def test_one_page_schedules_in_a_row_are_not_a_list_of_schedules():
     # a footer of several rows removed (test_pdf), 'EXHIBIT C' / '[***]' / 'EXHIBIT D' meet the same way
     collaboration = parsed(SHARED_DATA / "cuad" / "pdf" / "CARDAX_INC_08_19_2014_EX_10_1_COLLABORATION_AGREEMENT.pdf")
     assert _schedules(collaboration) == [("Exhibit A", 21), ("Exhibit B", 22), ("Exhibit C", 23), ("Exhibit D", 24)]
+
+
+@needs_shared_data
+def test_a_number_typed_with_a_space_before_its_dot_heads_its_section():
+    """'2 . Broker Dealer represents and warrants ...': sections 2 to 30 were all text of 1."""
+    marketing = parsed(SHARED_DATA / "cuad" / "pdf" / "Principal_Life_Insurance_Company_Broker_Dealer_Marketing_and_Servicing_Agreement.pdf")
+    assert [ref for ref, _ in _top_sections(marketing)] == [str(n) for n in range(1, 31)]
+    assert marketing.clause("2").text.startswith("2 . Broker Dealer represents and warrants") and marketing.clause("2").page_start == 2

@@ -59,7 +59,7 @@ class HeadingRules(ClauseTreeBuilder):
             return False  # "... solely in connection with\n(i) the fulfillment": an inline list wrapped
         if marker.style is Style.NUMBER and not marker.label.isdigit():
             return False
-        if marker.style is Style.NUMBER and not line.text.strip().startswith(f"{marker.label}."):
+        if marker.style is Style.NUMBER and not re.match(rf"{marker.label}\s?\.", line.text.strip()):
             # a bare "5" or "5 FEES.": only as a short heading that continues the numbering
             capitals = marker.rest.isupper() and is_title(marker.rest)  # "17 OPERATION AND MAINTENANCE COSTS OF SEGMENT S"
             if (len(WORD.findall(marker.rest)) > 8 and not capitals) or (SENTENCE_END.search(marker.rest) and not is_title(marker.rest)):

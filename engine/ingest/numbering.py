@@ -105,6 +105,7 @@ _PATTERNS: list[tuple[Style, re.Pattern[str]]] = [
     (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?((?=[A-Z“\"]).*)$")),  # "1.1Definitions"
     (Style.DECIMAL, re.compile(r"^(\d{1,2})\.\s(\d{1,2})\s+(?=[A-Z])(.*)$")),  # "2. 1 Lot 1" as printed
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.(?:\s+(.*))?$")),
+    (Style.NUMBER, re.compile(r"^(\d{1,3})\s\.\s+(.*)$")),  # "2 . Broker Dealer represents ..." as typed
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.((?=[A-Z“\"]).*)$")),  # "5.Term of this Agreement"
     (Style.NUMBER, re.compile(r"^(\d{1,2})(?:\s+([A-Z].*))?$")),  # "1 Interpretation" in UK style
     (Style.PAREN_NUMBER, re.compile(r"^\((\d{1,2})\)\s*(.*)$")),
