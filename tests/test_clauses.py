@@ -298,3 +298,18 @@ def test_a_number_typed_with_a_space_before_its_dot_heads_its_section():
     marketing = parsed(SHARED_DATA / "cuad" / "pdf" / "Principal_Life_Insurance_Company_Broker_Dealer_Marketing_and_Servicing_Agreement.pdf")
     assert [ref for ref, _ in _top_sections(marketing)] == [str(n) for n in range(1, 31)]
     assert marketing.clause("2").text.startswith("2 . Broker Dealer represents and warrants") and marketing.clause("2").page_start == 2
+
+
+@needs_shared_data
+def test_numbered_recitals_leave_the_numbers_to_the_sections():
+    """'WHEREAS / 1. Party A is a company ... 5. The Parties have entered into ...', then '1. Business
+    Cooperation': the recitals took sections 1-5, and the real 1-5 were refused as numbers used."""
+    cooperation = parsed(SHARED_DATA / "cuad" / "pdf" / "TUNIUCORP_03_06_2014_EX_10_COOPERATION_AGREEMENT.pdf")
+    assert [ref for ref, _ in _top_sections(cooperation)] == [str(n) for n in range(1, 13)]
+    assert (cooperation.clause("1").heading, cooperation.clause("1").page_start) == ("Business Cooperation", 2)
+    assert cooperation.clause("Recitals(2)").text.startswith("2. Party B is a limited liability company")
+    # under 'TABLE OF CONTENT' (singular) the contents, then seven numbered recitals
+    hosting = parsed(SHARED_DATA / "cuad" / "pdf" / "PareteumCorp_20081001_8_K_EX_99_1_2654808_EX_99_1_Hosting_Agreement.pdf")
+    assert hosting.clause("Contents").text.splitlines()[1] == "1. Definitions"
+    assert [c.path for c in hosting.graph.clauses if hosting.parent_chain(c.path) == ["Recitals"]] == [f"Recitals({n})" for n in range(1, 8)]
+    assert (hosting.clause("1").heading, hosting.clause("1").page_start) == ("DEFINITIONS", 4)

@@ -55,6 +55,7 @@ class ClauseTreeBuilder:
     container: Segment | None  # current schedule, None while in the body
     keys: dict[tuple[int, ...], Segment]  # dotted numbers seen in this container
     roman_articles: dict[int, Marker]  # line index -> an article numbered "I.", "II." with no word "Article"
+    opening_list: set[int]  # line indexes of a numbered list that opens the document (headings.numbered_recitals)
     current: Segment | None  # the clause whose text we are in
     anchor: Segment | None  # the innermost dotted-numbered clause, lists hang here
     lists: list[Segment]  # open enumerations under the anchor, outermost first

@@ -19,7 +19,7 @@ and line_shapes.py. This module drives them and places each accepted heading in 
 from __future__ import annotations
 
 from engine.ingest.clause_tree import Segment
-from engine.ingest.headings import HeadingRules, roman_articles, schedule_ref
+from engine.ingest.headings import HeadingRules, numbered_recitals, roman_articles, schedule_ref
 from engine.ingest.numbering import DOTTED_STYLES, SPELLED_VALUES, Marker, Style, parse_marker
 from engine.ingest.pdf import DocumentText, TextLine
 from engine.ingest.special_clauses import SpecialClauses
@@ -47,6 +47,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
         self.lists: list[Segment] = []  # open enumerations under the anchor, outermost first
         self.toc_lines = table_of_contents(self.lines)
         self.roman_articles = roman_articles(self.lines, self.toc_lines)
+        self.opening_list = numbered_recitals(self.lines, self.toc_lines)  # "1. Party A is ...": items, not sections
         self.seen_numbered = False
         self.seen_recitals = False
 
@@ -80,7 +81,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
     def _place(self, index: int, line: TextLine, marker: Marker) -> None:
         if marker.style is Style.SCHEDULE:
             self._open_schedule(index, line, marker)
-        elif marker.style in DOTTED_STYLES and not (marker.style is Style.NUMBER and self._in_roman_articles()):
+        elif marker.style in DOTTED_STYLES and not (marker.style is Style.NUMBER and self._in_roman_articles()) and index not in self.opening_list:
             self._place_dotted(index, line, marker)
         else:
             self._place_list_item(index, line, marker)

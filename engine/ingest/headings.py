@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from engine.ingest.clause_tree import ClauseTreeBuilder
-from engine.ingest.line_shapes import MID_SENTENCE, SENTENCE_END, WORD, is_short_heading, is_title, title_part
+from engine.ingest.line_shapes import MID_SENTENCE, SENTENCE_END, SIGNATURES_START, WORD, is_short_heading, is_title, title_part
 from engine.ingest.numbering import LIST_STYLES, Marker, Style, parse_marker, roman_value
 from engine.ingest.pdf import TextLine
 from engine.ingest.table_of_contents import is_toc_entry
@@ -189,6 +189,65 @@ def roman_articles(lines: list[TextLine], skip: set[int]) -> dict[int, Marker]:
             found[index] = Marker(Style.ARTICLE, match.group(1), value, (value,), title.rstrip(".") if short else "")
             last = value
     return found if len(found) >= 3 else {}
+
+
+def numbered_recitals(lines: list[TextLine], skip: set[int]) -> set[int]:
+    """Lines of a numbered list that opens the document before its sections start again at 1.
+
+    "1. Party A is a company ... 2. Party B is ..." under "WHEREAS", and then, after "agree
+    as follows:", "1. Business Cooperation": read as sections, the recitals took numbers 1-5
+    and the real sections 1-5 were refused as numbers already used. The document's first run
+    of top-level numbers 1, 2, 3 ... is a list when the next run, started again at 1 before any
+    signature block, is longer in numbers and at least three times longer in lines, and its
+    first entry is a short title while the first run's is a sentence. Real sections with a
+    numbered list inside (1, 2, then the list's 1, 2, 3) fail one of these.
+    """
+    runs: list[list[int]] = []
+    last = 0
+    for index, line in enumerate(lines):
+        value = _top_level_number(line) if index not in skip else None
+        if value == 1:
+            runs.append([index])
+        elif value is not None and runs and value == last + 1:
+            runs[-1].append(index)
+        else:
+            continue
+        last = value
+        if len(runs) > 2:
+            break
+    if len(runs) < 2:
+        return set()
+    first, then = runs[0], runs[1]
+    if len(first) < 2 or len(then) <= len(first) or then[-1] - then[0] < 3 * (first[-1] - first[0] + 1):
+        return set()
+    if any(SIGNATURES_START.match(line.text.strip()) for line in lines[first[0] : then[0]]):
+        return set()
+    opening, restart = (_marker_rest(lines[first[0]]), _marker_rest(lines[then[0]]))
+    if _short_title(opening) or not _short_title(restart):
+        return set()
+    return set(first)
+
+
+def _top_level_number(line: TextLine) -> int | None:
+    """The number of a top-level "3." or "3.0" at the start of the line, else None."""
+    marker = parse_marker(line.text)
+    if marker is None or marker.style not in (Style.NUMBER, Style.DECIMAL):
+        return None
+    key = marker.key
+    while len(key) > 1 and key[-1] == 0:
+        key = key[:-1]
+    if len(key) != 1 or (marker.style is Style.NUMBER and not re.match(rf"{marker.label}\s?\.", line.text.strip())):
+        return None
+    return key[0]
+
+
+def _marker_rest(line: TextLine) -> str:
+    marker = parse_marker(line.text)
+    return marker.rest.strip() if marker is not None else ""
+
+
+def _short_title(text: str) -> bool:
+    return is_title(text.rstrip(".:")) and len(WORD.findall(text)) <= 8
 
 
 def _same_schedule_word(text: str, marker: Marker) -> Marker | None:

@@ -12,6 +12,10 @@ import re
 MID_SENTENCE = re.compile(r"[\w,]\s*$")
 SENTENCE_END = re.compile(r"[.:;)\]\"”]\s*$")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+# The line that opens a signature block: "IN WITNESS WHEREOF", "Signed by ...".
+SIGNATURES_START = re.compile(
+    r"^(?:in\s+witness\s+where(?:of|for)|signature\s+page\b|signed\s+(?:\[|by\b|for\b|on\s+behalf\b))", re.I
+)
 # Small words that stay lower case in a Title Case heading.
 _MINOR_WORDS = frozenset(
     "a an and as at by for from in into of on or the to upon with without under its their "

@@ -12,15 +12,12 @@ import re
 
 from engine.ingest.clause_tree import ClauseTreeBuilder, Segment
 from engine.ingest.definitions import definition_opening, is_glossary
-from engine.ingest.line_shapes import MID_SENTENCE, WORD, is_title
+from engine.ingest.line_shapes import MID_SENTENCE, SIGNATURES_START, WORD, is_title
 from engine.ingest.numbering import parse_marker
 from engine.ingest.pdf import TextLine
 from models.clause import ClauseKind
 
 _RECITALS = re.compile(r"^(?:recitals?|whereas\b|w\s*i\s*t\s*n\s*e\s*s\s*s\s*e\s*t\s*h|background)\b", re.I)
-_SIGNATURES = re.compile(
-    r"^(?:in\s+witness\s+where(?:of|for)|signature\s+page\b|signed\s+(?:\[|by\b|for\b|on\s+behalf\b))", re.I
-)
 _NAMES_AN_AGREEMENT = re.compile(r"\b(?:agreement|contract|addendum|amendment|license|licence|lease|deed)\b", re.I)
 
 
@@ -37,7 +34,7 @@ class SpecialClauses(ClauseTreeBuilder):
             self.seen_recitals = True
             self._open_special("Recitals", "Recitals", ClauseKind.RECITALS, line)
             return True
-        if _SIGNATURES.match(text) and self.current.kind is not ClauseKind.SIGNATURES and (
+        if SIGNATURES_START.match(text) and self.current.kind is not ClauseKind.SIGNATURES and (
             self.seen_numbered or self.current.kind in (ClauseKind.PREAMBLE, ClauseKind.RECITALS)
         ):
             heading = "Signatures"

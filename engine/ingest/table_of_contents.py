@@ -13,7 +13,7 @@ from engine.ingest.line_shapes import WORD, is_title
 from engine.ingest.numbering import Marker, parse_marker
 from engine.ingest.pdf import TextLine
 
-_TOC_TITLE = re.compile(r"^(?:table\s+of\s+contents|contents|index)\s*:?$", re.I)
+_TOC_TITLE = re.compile(r"^(?:table\s+of\s+contents?|contents|index)\s*:?$", re.I)  # "TABLE OF CONTENT" too
 _ENDS_WITH_PAGE_NUMBER = re.compile(r"\s\.*\s*\d{1,3}$|\.{3,}\s*\d{1,3}$")
 _DOT_LEADER = re.compile(r"\w\s*\.{4,}\s*(?:page\s*)?\d{1,3}$", re.I)  # "DEFINITIONS........ Page 4"
 
