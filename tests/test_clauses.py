@@ -313,3 +313,15 @@ def test_numbered_recitals_leave_the_numbers_to_the_sections():
     assert hosting.clause("Contents").text.splitlines()[1] == "1. Definitions"
     assert [c.path for c in hosting.graph.clauses if hosting.parent_chain(c.path) == ["Recitals"]] == [f"Recitals({n})" for n in range(1, 8)]
     assert (hosting.clause("1").heading, hosting.clause("1").page_start) == ("DEFINITIONS", 4)
+
+
+@needs_shared_data
+def test_numbers_typed_with_spaces_and_annexures():
+    """'2. 3. 8. 2. 1. is, or becomes, publicly available ...': a number typed with a space after
+    each dot was read as section 2 with the rest as text, so 2.1 to 2.3.11.2 were all part of 2;
+    'ANNEXURE 1' heads a schedule as 'Annex 1' does, and 'annexure 1 hereto' refers to it."""
+    licence = parsed(SHARED_DATA / "cuad" / "pdf" / "TELKOMSALTD_01_30_2003_EX_10_LICENCE_AND_MAINTENANCE_AGREEMENT.pdf")
+    assert licence.parent_chain("2.3.8.2.1") == ["2.3.8.2", "2.3.8", "2.3", "2"]
+    assert licence.clause("2.3.8.2.1").page_start == 5
+    assert _schedules(licence) == [("Annexure 1", 48), ("Annexure 2", 57), ("Annexure 3", 66)]
+    assert ("1", "Annexure 1") in {(e.src_ref, e.dst_ref) for e in licence.edges("REFERENCES")}

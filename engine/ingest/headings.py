@@ -19,7 +19,7 @@ from engine.ingest.table_of_contents import is_toc_entry
 # Words that, ending a line, make a number at the start of the next line a reference.
 _REFERENCE_LEAD = re.compile(
     r"(?:\b(?:sections?|clauses?|articles?|paragraphs?|subsections?|subparagraphs?|exhibits?|"
-    r"schedules?|annex(?:es)?|appendix|appendices|attachments?|items?|rules?|parts?|no\.|"
+    r"schedules?|annex(?:es|ures?)?|appendix|appendices|attachments?|items?|rules?|parts?|no\.|"
     r"numbers?|forms?|chapter|title|pages?|under|of|to|in|per|through|with)|§+)\s*$",
     re.IGNORECASE,
 )

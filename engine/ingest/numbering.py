@@ -84,7 +84,7 @@ class Marker:
     alternative: Marker | None = None  # "(i)" may be the letter i or the numeral one
 
 
-_SCHEDULE_WORDS = "schedule|exhibit|annex|appendix|attachment|addendum"
+_SCHEDULE_WORDS = "schedule|exhibit|annex|annexure|appendix|attachment|addendum"
 _SPELLED = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty"
@@ -104,6 +104,7 @@ _PATTERNS: list[tuple[Style, re.Pattern[str]]] = [
     (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:\s+(.*))?$")),
     (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?((?=[A-Z“\"]).*)$")),  # "1.1Definitions"
     (Style.DECIMAL, re.compile(r"^(\d{1,2})\.\s(\d{1,2})\s+(?=[A-Z])(.*)$")),  # "2. 1 Lot 1" as printed
+    (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\s\d{1,3})+)\.\s+(.*)$")),  # "2. 3. 8. 1. with respect to ..." as typed
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.(?:\s+(.*))?$")),
     (Style.NUMBER, re.compile(r"^(\d{1,3})\s\.\s+(.*)$")),  # "2 . Broker Dealer represents ..." as typed
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.((?=[A-Z“\"]).*)$")),  # "5.Term of this Agreement"
@@ -156,6 +157,7 @@ def _build(style: Style, match: re.Match[str]) -> Marker | None:
             rest = groups[2]
         else:
             label, rest = groups
+            label = label.replace(" ", "")
         key = tuple(int(p) for p in label.split("."))
         return Marker(style, label, key[-1], key, rest or "")
     if style is Style.NUMBER:

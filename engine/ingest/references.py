@@ -22,7 +22,7 @@ from engine.ingest.numbering import article_as_number, letter_value, roman_value
 
 _KEYWORD = (
     r"(?P<kw>\b(?i:sections?|clauses?|articles?|paragraphs?|sub-?sections?|sub-?paragraphs?|sub-?clauses?|"
-    r"schedules?|exhibits?|annex(?:es)?|appendix|appendices|attachments?)|§§?)"
+    r"schedules?|exhibits?|annex(?:es|ures?)?|appendix|appendices|attachments?)|§§?)"
 )
 _SUB = r"(?:\s?\((?:[a-z]{1,3}|[ivxlc]{1,6}|[A-Z]{1,2}|\d{1,2})\))"
 _NUMBER = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*\.?{_SUB}*|[IVXLC]{{1,6}}\b{_SUB}*|[A-Z](?:-?\d{{1,2}})?\b|[\"“'‘][A-Z0-9]{{1,3}}[\"”'’]|{_SUB}+)"
@@ -31,6 +31,7 @@ _REFERENCE = re.compile(
     rf"{_KEYWORD}\s*(?P<items>{_NUMBER}(?:{_SEPARATOR}(?:(?i:sections?|clauses?|articles?|paragraphs?)\s*|§\s*)?{_NUMBER})*)"
 )
 _ITEM = re.compile(_NUMBER)
+_SCHEDULE_KINDS = ("schedule", "exhibit", "annex", "annexure", "appendix", "attachment")
 _RANGE_WORDS = re.compile(r"^\s*(?:through|thru|to|[-–—])\s*$", re.IGNORECASE)
 # "Section 365(n) of the United States Bankruptcy Code": what follows names another instrument.
 _EXTERNAL_LEAD = re.compile(r"\s*(?:\([^)]{0,20}\)\s*)*(?:,\s*)?(?:of|under|in|to)\s+(?:the\s+)?(?!this\b|these\b|hereof\b|herein\b)")
@@ -66,7 +67,7 @@ class FoundReference:
     """One target of a cross-reference as written in the text."""
 
     text: str  # the whole reference as written: "Sections 2.1 through 2.4"
-    kind: str  # section | article | schedule | exhibit | annex | appendix | attachment | relative
+    kind: str  # section | article | schedule | exhibit | annex | annexure | appendix | attachment | relative
     target: str  # the label of this one target: "2.3", "III", "A", "(b)"
     start: int  # where this target's label is printed in the text
     # "above" or "below" when the text says where the target is printed, kept for the labels that
@@ -118,7 +119,7 @@ def _members(text: str, match: re.Match[str], kind: str, worded: bool) -> list[F
         # "Article VIII, Section 1": a keyword between items changes the kind
         inner = re.search(r"(sections?|clauses?|articles?|paragraphs?|§)\s*$", between, re.IGNORECASE)
         item_kind = _kind(inner.group(1).lower()) if inner else kind
-        if item_kind in ("schedule", "exhibit", "annex", "appendix", "attachment") and not _schedule_label(label):
+        if item_kind in _SCHEDULE_KINDS and not _schedule_label(label):
             continue  # "Schedule(s)", "Exhibit (k)(1)"
         if label.startswith("("):
             item_kind = "relative"
@@ -230,7 +231,7 @@ def written_inline(reference: FoundReference, text: str, references: list[FoundR
 def _kind(keyword: str) -> str:
     keyword = keyword.replace("-", "")
     for prefix, kind in (
-        ("article", "article"), ("schedule", "schedule"), ("exhibit", "exhibit"), ("annex", "annex"),
+        ("article", "article"), ("schedule", "schedule"), ("exhibit", "exhibit"), ("annexure", "annexure"), ("annex", "annex"),
         ("append", "appendix"), ("attach", "attachment"),
     ):
         if keyword.startswith(prefix):
@@ -310,7 +311,7 @@ class ReferenceResolver:
     def _target(self, reference: FoundReference, source_ref: str, container: str | None) -> str | None:
         kind = reference.kind.replace("-range-end", "")
         label = reference.target
-        if kind in ("schedule", "exhibit", "annex", "appendix", "attachment"):
+        if kind in _SCHEDULE_KINDS:
             return self._schedules.get(f"{kind} {label}".lower())
         if kind == "article" and "." in label:
             return self._section(label, container)  # "Articles 3.08 and 3.09"
