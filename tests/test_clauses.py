@@ -313,6 +313,10 @@ def test_numbered_recitals_leave_the_numbers_to_the_sections():
     assert hosting.clause("Contents").text.splitlines()[1] == "1. Definitions"
     assert [c.path for c in hosting.graph.clauses if hosting.parent_chain(c.path) == ["Recitals"]] == [f"Recitals({n})" for n in range(1, 8)]
     assert (hosting.clause("1").heading, hosting.clause("1").page_start) == ("DEFINITIONS", 4)
+    # the new run's entries are titles, alone or before their text ('1. Compensation. Marketing ...')
+    marketing = parsed(SHARED_DATA / "cuad" / "pdf" / "SteelVaultCorp_20081224_10_K_EX_10_16_3074935_EX_10_16_Affiliate_Agreement.pdf")
+    assert [c.path for c in marketing.graph.clauses if marketing.parent_chain(c.path) == ["Recitals"]] == ["Recitals(1)", "Recitals(2)", "Recitals(3)"]
+    assert [ref for ref, _ in _top_sections(marketing)] == [str(n) for n in range(1, 13)]
 
 
 @needs_shared_data

@@ -197,33 +197,33 @@ def numbered_recitals(lines: list[TextLine], skip: set[int]) -> set[int]:
     "1. Party A is a company ... 2. Party B is ..." under "WHEREAS", and then, after "agree
     as follows:", "1. Business Cooperation": read as sections, the recitals took numbers 1-5
     and the real sections 1-5 were refused as numbers already used. The document's first run
-    of top-level numbers 1, 2, 3 ... is a list when the next run, started again at 1 before any
-    signature block, is longer in numbers and at least three times longer in lines, and its
-    first entry is a short title while the first run's is a sentence. Real sections with a
-    numbered list inside (1, 2, then the list's 1, 2, 3) fail one of these.
+    of top-level numbers 1, 2, 3 ... is a list when the numbering starts again at 1 before any
+    signature block, with titled entries ("1. DEFINITIONS", "2. Grant of License. ...") that
+    run further in numbers and at least three times further in lines, and the first run's
+    first entry is a sentence, not a title. Real sections with a numbered list inside (1, 2,
+    then the list's 1, 2, 3) fail one of these; a list inside the new run's sections ("1.
+    'Commencement Date' means ...") has no titles and is passed over.
     """
-    runs: list[list[int]] = []
-    last = 0
-    for index, line in enumerate(lines):
-        value = _top_level_number(line) if index not in skip else None
-        if value == 1:
-            runs.append([index])
-        elif value is not None and runs and value == last + 1:
-            runs[-1].append(index)
-        else:
-            continue
-        last = value
-        if len(runs) > 2:
+    numbered = [(index, value) for index, line in enumerate(lines) if index not in skip and (value := _top_level_number(line))]
+    first: list[int] = []
+    for position, (index, value) in enumerate(numbered):
+        if value == len(first) + 1:
+            first.append(index)
+        elif value == 1:
             break
-    if len(runs) < 2:
+    else:
         return set()
-    first, then = runs[0], runs[1]
-    if len(first) < 2 or len(then) <= len(first) or then[-1] - then[0] < 3 * (first[-1] - first[0] + 1):
+    then: list[int] = []
+    last = 0
+    for index, value in numbered[position:]:
+        if (last < value <= last + 2 if then else value == 1) and _titled(_marker_rest(lines[index])):
+            then.append(index)  # a section whose title reads as none ("3. Party A's Rights ...") is skipped over
+            last = value
+    if len(first) < 2 or len(then) <= len(first) or then[0] != numbered[position][0]:
+        return set()
+    if then[-1] - then[0] < 3 * (first[-1] - first[0] + 1) or _titled(_marker_rest(lines[first[0]])):
         return set()
     if any(SIGNATURES_START.match(line.text.strip()) for line in lines[first[0] : then[0]]):
-        return set()
-    opening, restart = (_marker_rest(lines[first[0]]), _marker_rest(lines[then[0]]))
-    if _short_title(opening) or not _short_title(restart):
         return set()
     return set(first)
 
@@ -248,6 +248,11 @@ def _marker_rest(line: TextLine) -> str:
 
 def _short_title(text: str) -> bool:
     return is_title(text.rstrip(".:")) and len(WORD.findall(text)) <= 8
+
+
+def _titled(text: str) -> bool:
+    """A section's entry: a short title, alone or before its text ("Compensation. Marketing ...")."""
+    return _short_title(text) or _short_title(title_part(text, whole_line_allowed=False))
 
 
 def _same_schedule_word(text: str, marker: Marker) -> Marker | None:
