@@ -329,3 +329,14 @@ def test_numbers_typed_with_spaces_and_annexures():
     assert licence.clause("2.3.8.2.1").page_start == 5
     assert _schedules(licence) == [("Annexure 1", 48), ("Annexure 2", 57), ("Annexure 3", 66)]
     assert ("1", "Annexure 1") in {(e.src_ref, e.dst_ref) for e in licence.edges("REFERENCES")}
+
+
+@needs_shared_data
+def test_sections_in_lettered_parts_and_references_to_them():
+    """'2.C. TERRITORIAL RIGHTS.' read as section 2 again, a number already used, so none of the
+    121 lettered parts of the franchise agreement opened a clause; 'Section 2.C.' now finds 2.C."""
+    franchise = parsed(SHARED_DATA / "cuad" / "pdf" / "MRSFIELDSORIGINALCOOKIESINC_01_29_1998_EX_10_FRANCHISE_AGREEMENT.pdf")
+    assert (franchise.clause("2.C").heading, franchise.clause("2.C").page_start) == ("TERRITORIAL RIGHTS", 7)
+    assert franchise.parent_chain("7.B(2)") == ["7.B", "7"]
+    cited = {(e.src_ref, e.dst_ref) for e in franchise.edges("REFERENCES")}
+    assert ("2.D", "2.C") in cited and ("17.D", "17.C(2)") in cited  # "Section 17.C.(2) and 17.C.(8)"

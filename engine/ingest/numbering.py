@@ -105,6 +105,7 @@ _PATTERNS: list[tuple[Style, re.Pattern[str]]] = [
     (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?((?=[A-Z“\"]).*)$")),  # "1.1Definitions"
     (Style.DECIMAL, re.compile(r"^(\d{1,2})\.\s(\d{1,2})\s+(?=[A-Z])(.*)$")),  # "2. 1 Lot 1" as printed
     (Style.DECIMAL, re.compile(r"^(\d{1,3}(?:\.\s\d{1,3})+)\.\s+(.*)$")),  # "2. 3. 8. 1. with respect to ..." as typed
+    (Style.DECIMAL, re.compile(r"^(\d{1,3}\.[A-Z])\.\s+(.*)$")),  # "2.C. TERRITORIAL RIGHTS": section 2's third part
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.(?:\s+(.*))?$")),
     (Style.NUMBER, re.compile(r"^(\d{1,3})\s\.\s+(.*)$")),  # "2 . Broker Dealer represents ..." as typed
     (Style.NUMBER, re.compile(r"^(\d{1,3})\.((?=[A-Z“\"]).*)$")),  # "5.Term of this Agreement"
@@ -158,7 +159,7 @@ def _build(style: Style, match: re.Match[str]) -> Marker | None:
         else:
             label, rest = groups
             label = label.replace(" ", "")
-        key = tuple(int(p) for p in label.split("."))
+        key = tuple(int(p) if p.isdigit() else letter_value(p) for p in label.split("."))
         return Marker(style, label, key[-1], key, rest or "")
     if style is Style.NUMBER:
         label, rest = groups

@@ -25,7 +25,7 @@ _KEYWORD = (
     r"schedules?|exhibits?|annex(?:es|ures?)?|appendix|appendices|attachments?)|§§?)"
 )
 _SUB = r"(?:\s?\((?:[a-z]{1,3}|[ivxlc]{1,6}|[A-Z]{1,2}|\d{1,2})\))"
-_NUMBER = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*\.?{_SUB}*|[IVXLC]{{1,6}}\b{_SUB}*|[A-Z](?:-?\d{{1,2}})?\b|[\"“'‘][A-Z0-9]{{1,3}}[\"”'’]|{_SUB}+)"
+_NUMBER = rf"(?:\d{{1,3}}\.[A-Z](?![\w&])\.?{_SUB}*|\d{{1,3}}(?:\.\d{{1,3}})*\.?{_SUB}*|[IVXLC]{{1,6}}\b{_SUB}*|[A-Z](?:-?\d{{1,2}})?\b|[\"“'‘][A-Z0-9]{{1,3}}[\"”'’]|{_SUB}+)"
 _SEPARATOR = r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|and/or|through|thru|to)\s|\s*[-–—]\s*|&)\s*"
 _REFERENCE = re.compile(
     rf"{_KEYWORD}\s*(?P<items>{_NUMBER}(?:{_SEPARATOR}(?:(?i:sections?|clauses?|articles?|paragraphs?)\s*|§\s*)?{_NUMBER})*)"
@@ -362,6 +362,8 @@ class ReferenceResolver:
         candidates = [label]
         while "(" in candidates[-1]:
             candidates.append(candidates[-1][: candidates[-1].rindex("(")])
+        if re.fullmatch(r"\d+\.[A-Z]", candidates[-1]):
+            candidates.append(candidates[-1].split(".")[0])  # "Section 2.C" of a contract whose 2 has no parts read
         # "Section 4" may be printed as "4.0", or be an Article numbered 4
         top = candidates[-1]
         if re.fullmatch(r"\d+", top):
