@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from engine.ingest.clause_tree import Segment
 from engine.ingest.headings import HeadingRules, numbered_recitals, roman_articles, schedule_ref
-from engine.ingest.numbering import DOTTED_STYLES, SPELLED_VALUES, Marker, Style, parse_marker
+from engine.ingest.numbering import DOTTED_STYLES, SPELLED_VALUES, Marker, Style, normalised_key, parse_marker
 from engine.ingest.pdf import DocumentText, TextLine
 from engine.ingest.special_clauses import SpecialClauses
 from engine.ingest.table_of_contents import table_of_contents
@@ -105,7 +105,7 @@ class _Segmenter(SpecialClauses, HeadingRules):
         self.seen_numbered = True
 
     def _place_dotted(self, index: int, line: TextLine, marker: Marker) -> None:
-        key = _normalise_key(marker.key)
+        key = normalised_key(marker.key)
         if key in self.keys:
             return  # a number already used in this part of the document: a reference, not a heading
         parent = self._dotted_parent(key)
@@ -186,10 +186,3 @@ class _Segmenter(SpecialClauses, HeadingRules):
         )
         self.current = self._open(segment, parent=parent)
         self.lists.append(segment)
-
-
-def _normalise_key(key: tuple[int, ...]) -> tuple[int, ...]:
-    """'2.0' is how some contracts number top-level section 2."""
-    while len(key) > 1 and key[-1] == 0:
-        key = key[:-1]
-    return key

@@ -12,7 +12,7 @@ import re
 
 from engine.ingest.clause_tree import ClauseTreeBuilder
 from engine.ingest.line_shapes import MID_SENTENCE, SENTENCE_END, SIGNATURES_START, WORD, is_short_heading, is_title, title_part
-from engine.ingest.numbering import LIST_STYLES, Marker, Style, parse_marker, roman_value
+from engine.ingest.numbering import LIST_STYLES, Marker, Style, normalised_key, parse_marker, printed_with_dot, roman_value
 from engine.ingest.pdf import TextLine
 from engine.ingest.table_of_contents import is_toc_entry
 
@@ -59,7 +59,7 @@ class HeadingRules(ClauseTreeBuilder):
             return False  # "... solely in connection with\n(i) the fulfillment": an inline list wrapped
         if marker.style is Style.NUMBER and not marker.label.isdigit():
             return False
-        if marker.style is Style.NUMBER and not re.match(rf"{marker.label}\s?\.", line.text.strip()):
+        if marker.style is Style.NUMBER and not printed_with_dot(marker, line.text):
             # a bare "5" or "5 FEES.": only as a short heading that continues the numbering
             capitals = marker.rest.isupper() and is_title(marker.rest)  # "17 OPERATION AND MAINTENANCE COSTS OF SEGMENT S"
             if (len(WORD.findall(marker.rest)) > 8 and not capitals) or (SENTENCE_END.search(marker.rest) and not is_title(marker.rest)):
@@ -233,10 +233,8 @@ def _top_level_number(line: TextLine) -> int | None:
     marker = parse_marker(line.text)
     if marker is None or marker.style not in (Style.NUMBER, Style.DECIMAL):
         return None
-    key = marker.key
-    while len(key) > 1 and key[-1] == 0:
-        key = key[:-1]
-    if len(key) != 1 or (marker.style is Style.NUMBER and not re.match(rf"{marker.label}\s?\.", line.text.strip())):
+    key = normalised_key(marker.key)
+    if len(key) != 1 or (marker.style is Style.NUMBER and not printed_with_dot(marker, line.text)):
         return None
     return key[0]
 

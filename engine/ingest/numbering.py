@@ -63,6 +63,18 @@ def article_as_number(ref: str) -> str:
     return ref if label == ref else str(int(label) if label.isdigit() else roman_value(label) or label)
 
 
+def normalised_key(key: tuple[int, ...]) -> tuple[int, ...]:
+    """'2.0' is how some contracts number top-level section 2."""
+    while len(key) > 1 and key[-1] == 0:
+        key = key[:-1]
+    return key
+
+
+def printed_with_dot(marker: Marker, line: str) -> bool:
+    """A number printed "5." or "5 .", not a bare "5" or "5 FEES"."""
+    return re.match(rf"{marker.label}\s?\.", line.strip()) is not None
+
+
 def letter_value(letters: str) -> int:
     """a=1 ... z=26, aa=27 (lists that run past z double the letter)."""
     letters = letters.lower()

@@ -3,7 +3,8 @@
 A footer repeated on every page would otherwise split sentences and pose as text of
 whichever clause runs over the page break. A line is running when its shape (numbers
 blurred) repeats at the edge of many pages; page numbers and EDGAR "Source:" lines go
-wherever they sit near the edge, and centred page numbers mid-page too.
+wherever they sit near the edge, and centred page numbers mid-page too. A footer of several
+rows is taken whole, from the page's edge inwards (`_widen_to_blocks`).
 """
 
 from __future__ import annotations
