@@ -56,16 +56,15 @@ def drop_running_lines(
     pages: list[list[Row]], sizes: list[tuple[float, float]]
 ) -> tuple[list[list[Row]], int]:
     """Remove running headers, footers and bare page numbers from every page."""
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter()  # shapes at the edge of each page
+    block_rows: Counter[str] = Counter()  # shapes within _BLOCK_DEPTH rows of its top or bottom
     for rows, (_, height) in zip(pages, sizes):
         counts.update({_shape(r.text) for r in _edge_rows(rows, height, 3)})
+        block_rows.update({_shape(r.text) for r in rows[:_BLOCK_DEPTH] + rows[-_BLOCK_DEPTH:]})
     pages_with_text = sum(1 for rows in pages if rows)
     repeat_floor = max(2, int(pages_with_text * 0.3)) if pages_with_text >= 2 else 10**9
 
     running = {shape for shape, count in counts.items() if count >= repeat_floor}
-    block_rows: Counter[str] = Counter()
-    for rows in pages:
-        block_rows.update({_shape(r.text) for r in rows[:_BLOCK_DEPTH] + rows[-_BLOCK_DEPTH:]})
     # stricter than a running line: on half the pages, words, no clause number ("6.1.", "(e) - 4")
     in_blocks = {
         shape for shape, count in block_rows.items()
