@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.ingest.definitions import Strength, TermMatcher, find_definitions
+from tests.conftest import SHARED_DATA, needs_shared_data, parsed
 
 
 def test_highways_terms_have_their_defining_clause(highways):
@@ -49,6 +50,8 @@ def test_gcloud_glossary_rows_define_terms(gcloud):
         ("(hereinafter “Licensee”)", ["Licensee"]),
         ('each a "Party" and together the "Parties"', ["Party", "Parties"]),
         ("information (the Confidential Information) to the other party", ["Confidential Information"]),
+        ("The term “Change in Control”, as used in this Agreement, means (A) the sale", ["Change in Control"]),
+        ('"NAI Goods" as used herein shall mean retail desktop software products', ["NAI Goods"]),
         ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
         ("the words “include” and cognate expressions", []),  # not capitalised: not a term
     ],
@@ -61,6 +64,19 @@ def test_pointer_definitions_are_weakest():
     found = find_definitions("“Losses” has the meaning set forth in Section 14.1.")
     assert found[0].strength is Strength.POINTER
     assert find_definitions("“Losses” means all damages.")[0].strength is Strength.EXPLICIT
+    aside = find_definitions("“Losses”, as used in this Agreement, has the meaning set forth in Section 14.1.")
+    assert aside[0].strength is Strength.POINTER
+
+
+@needs_shared_data
+def test_a_definition_said_as_used_in_this_agreement_beats_the_pointer_to_it():
+    # 1.10: "Confidential Information" shall have the meaning ascribed to the term in Section 9.2;
+    # 9.2: The term "Confidential Information" as used in this Agreement means all confidential ...
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "EtonPharmaceuticalsInc_20191114_10_Q_EX_10_1_11893941_EX_10_1_Development_Agreement.pdf")
+    defined = {d.term: d.ref for d in contract.graph.definitions}
+    assert defined["Confidential Information"] == "9.2"
+    users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Confidential Information"}
+    assert {"9.1", "1.10"} <= users  # the secrecy duty reaches its definition in one step
 
 
 def test_term_matching_is_whole_word_capitalised_and_allows_plurals():

@@ -2,7 +2,8 @@
 
 A term is defined by a quoted, capitalised phrase in one of two forms:
   - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
-    refers to (with chains: "Control", "Controls" or "Controlled by" means ...)
+    refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
+    the term holds said between: "X", as used in this Agreement, means ...
   - inline: (the "X"), (hereinafter "X"), ("X"), each a "X", together the "X",
     referred to as "X", known as the "X"
 Straight, curly and single quotes all count; "includes" never defines.
@@ -29,10 +30,12 @@ _VERB = (
     r"(?:is|are|shall\s+be)\s+defined\s+as|(?:shall\s+)?refers?\s+to|shall\s+refer\s+to)\b"
 )
 _JOIN = r"\s*(?:,\s*)?(?:(?:or|and|and/or)\s+)?(?:the\s+)?"
-# "X" [, "Y" or "Z"] [(optional aside)] means ...
+# "as used herein", "as used in this Agreement": where the term holds, said between it and its verb
+_AS_USED = r"(?:as\s+used\s+(?:herein|in\s+(?:this|the)\s+[^,.;:()\n{_OPEN}{_CLOSE}]{{1,40}}?)\s*,?\s*)?".format(_OPEN=_OPEN, _CLOSE=_CLOSE)
+# "X" [, "Y" or "Z"] [(optional aside)] [as used herein] means ...
 _MEANS = re.compile(
     rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)"
-    rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*(?:shall\s+|will\s+)?(?:{_VERB}|:)",
+    rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*{_AS_USED}(?:shall\s+|will\s+)?(?:{_VERB}|:)",
 )
 _INLINE_LEAD = (
     r"(?:the\s+|each\s+(?:a|an)\s+|individually\s*,?\s+(?:a|an)\s+|collectively\s*,?\s+(?:the\s+)?|"
@@ -66,7 +69,7 @@ _GLOSSARY_CUE = re.compile(
 )
 # "X" has the meaning given to it in Clause 5.1 / set forth in Section 2.2
 _POINTS_ELSEWHERE = re.compile(
-    r"\s*(?:shall\s+)?ha(?:s|ve)\s+the\s+(?:respective\s+)?meanings?\s+(?:given|set\s+(?:forth|out)|assigned|ascribed|specified|provided)"
+    rf"\s*,?\s*{_AS_USED}(?:shall\s+)?ha(?:s|ve)\s+the\s+(?:respective\s+)?meanings?\s+(?:given|set\s+(?:forth|out)|assigned|ascribed|specified|provided)"
     r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§)",
     re.IGNORECASE,
 )
