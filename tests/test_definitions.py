@@ -29,6 +29,26 @@ def test_highways_defines_edges_reach_the_clauses_using_a_term(highways):
     assert "Receiving Party Authorised Person" in clause.terms_used
 
 
+def test_a_pointer_gives_the_definition_to_the_clause_it_points_to(highways):
+    # 1.1: "Specified Scope" has the meaning given to that expression in Clause 5.1; 5.1 gives it
+    # in words ("... (in either case, the "Specified Scope")") and its parts use it
+    defined = {d.term: d.ref for d in highways.graph.definitions}
+    assert defined["Specified Scope"] == "5.1"
+    users = {e.dst_ref for e in highways.edges("DEFINES") if e.label == "Specified Scope"}
+    assert users == {'1.1 "Specified Scope"', "5.1.1", "5.1.2", "5.1.3"}
+    assert "Specified Scope" in highways.clause("5.1").defines
+
+
+@needs_shared_data
+def test_a_cuad_pointer_to_a_committee_section_defines_it_there():
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "MACROGENICSINC_08_02_2013_EX_10_COLLABORATION_AGREEMENT.pdf")
+    defined = {d.term: d.ref for d in contract.graph.definitions}
+    # "Joint Development Committee" or "JDC" has the meaning set forth in Section 2.2
+    assert defined["Joint Development Committee"] == defined["JDC"] == "2.2"
+    assert defined["Licensing Transaction"] == "12.3(d)(ii)(C)"  # four levels deep
+    assert defined["Arbitral Tribunal"] == "17.7(a)"
+
+
 def test_gcloud_glossary_rows_define_terms(gcloud):
     defined = {d.term: d.ref for d in gcloud.graph.definitions}
     assert defined["Additional Services"] == '9.1 "Additional Services"'

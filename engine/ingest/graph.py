@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from engine.ingest.clause_tree import Segment
 from engine.ingest.clause_types import classify
-from engine.ingest.definitions import TermMatcher, find_definitions, is_glossary
+from engine.ingest.definitions import Strength, TermMatcher, find_definitions, is_glossary
 from engine.ingest.pdf import DocumentText
 from engine.ingest.references import ReferenceResolver, find_references, written_inline
 from engine.ingest.table_of_contents import without_toc_entries
@@ -38,10 +38,10 @@ class ClauseGraph:
 
 def build_graph(doc_id: str, document: DocumentText, segments: list[Segment], fallback_title: str) -> ClauseGraph:
     clauses = _clauses(doc_id, document, segments)
-    definitions = _define(clauses)
+    reference_edges = _reference_edges(clauses, segments)
+    definitions = _define(clauses, reference_edges)
     edges = _parent_edges(clauses)
     edges += _definition_edges(clauses, definitions)
-    reference_edges = _reference_edges(clauses, segments)
     edges += reference_edges
     types = Counter(c.clause_type.value for c in clauses)
     return ClauseGraph(
@@ -90,13 +90,18 @@ def _clauses(doc_id: str, document: DocumentText, segments: list[Segment]) -> li
     return clauses
 
 
-def _define(clauses: list[Clause]) -> list[Definition]:
+def _define(clauses: list[Clause], reference_edges: list[Edge]) -> list[Definition]:
     """Find definitions clause by clause; the strongest, then first, definition of a term wins.
 
-    "X" means ... beats (the "X"), which beats "X" has the meaning given in Clause 3.1.
+    "X" means ... beats (the "X"), which beats "X" has the meaning given in Clause 3.1. When
+    only the pointer is found, the clause it points to is the definition: that is where the
+    meaning is, and the clauses using the term then reach it in one step, not through the
+    pointer (its section often gives the meaning in words no rule reads as a definition:
+    "the Parties shall establish a joint development committee ...").
     """
     glossary_ids: set[str] = set()
     chosen: dict[str, tuple[int, Clause]] = {}
+    pointers: dict[str, int] = {}  # term -> where its pointer starts in the pointing clause
     for clause in clauses:
         if clause.kind is ClauseKind.TOC:
             continue
@@ -108,10 +113,36 @@ def _define(clauses: list[Clause]) -> list[Definition]:
             current = chosen.get(found.term)
             if current is None or found.strength > current[0]:
                 chosen[found.term] = (found.strength, clause)
+                pointers[found.term] = found.start
+    targets = _pointer_targets(clauses, reference_edges)
+    for term, (strength, clause) in list(chosen.items()):
+        if strength is Strength.POINTER and (target := targets(clause, pointers[term])) is not None:
+            chosen[term] = (strength, target)
+            target.defines.append(term)
     # Each defining clause lists only the terms it is the chosen definition of.
     for clause in clauses:
         clause.defines = [t for t in dict.fromkeys(clause.defines) if chosen[t][1] is clause]
     return [Definition(term=t, clause_id=c.clause_id, ref=c.ref) for t, (_, c) in chosen.items()]
+
+
+_POINTER_REACH = 250  # characters after a pointing term within which its "in Section 3.1" is written
+
+
+def _pointer_targets(clauses: list[Clause], reference_edges: list[Edge]):
+    """A function (pointing clause, where the term starts) -> the clause the pointer's first
+    resolved reference names, or None (a schedule not read, another agreement's section)."""
+    by_id = {c.clause_id: c for c in clauses}
+    cited: dict[str, list[Edge]] = {}
+    for edge in reference_edges:
+        if edge.dst is not None:
+            cited.setdefault(edge.src, []).append(edge)
+
+    def target(clause: Clause, start: int) -> Clause | None:
+        window = clause.text[start : start + _POINTER_REACH]
+        written = [(window.find(e.label), e) for e in cited.get(clause.clause_id, []) if e.label and e.label in window]
+        return by_id[min(written, key=lambda w: w[0])[1].dst] if written else None
+
+    return target
 
 
 def _parent_edges(clauses: list[Clause]) -> list[Edge]:
