@@ -72,6 +72,8 @@ def test_gcloud_glossary_rows_define_terms(gcloud):
         ("information (the Confidential Information) to the other party", ["Confidential Information"]),
         ("The term “Change in Control”, as used in this Agreement, means (A) the sale", ["Change in Control"]),
         ('"NAI Goods" as used herein shall mean retail desktop software products', ["NAI Goods"]),
+        ('1.6 "CUSTOMER(S)" means one or more customers of the Corio Services', ["Customer"]),
+        ("“Third Party(ies)” means any person other than a Party.", ["Third Party"]),
         ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
         ("the words “include” and cognate expressions", []),  # not capitalised: not a term
     ],

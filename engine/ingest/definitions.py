@@ -97,7 +97,7 @@ def normalise_term(raw: str) -> str | None:
     term = " ".join(raw.split()).strip(" ,.;:")
     if term.lower().startswith("the "):
         term = term[4:]
-    term = re.sub(r"\(s\)$", "", term).strip()
+    term = re.sub(r"\((?:s|es|ies)\)$", "", term, flags=re.IGNORECASE).strip()  # "CUSTOMER(S)", "Party(ies)"
     if not term or not (term[0].isupper() or term[0].isdigit()):
         return None
     words = term.split()
