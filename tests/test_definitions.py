@@ -74,6 +74,8 @@ def test_gcloud_glossary_rows_define_terms(gcloud):
         ('"NAI Goods" as used herein shall mean retail desktop software products', ["NAI Goods"]),
         ('1.6 "CUSTOMER(S)" means one or more customers of the Corio Services', ["Customer"]),
         ("“Third Party(ies)” means any person other than a Party.", ["Third Party"]),
+        ('The occurrence of any of the following shall constitute an "Event of Default" under this Agreement', ["Event of Default"]),
+        ("any business which would constitute a “Competitive Business” (as hereinafter defined)", []),  # a use
         ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
         ("the words “include” and cognate expressions", []),  # not capitalised: not a term
     ],

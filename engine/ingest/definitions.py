@@ -5,7 +5,7 @@ A term is defined by a quoted, capitalised phrase in one of two forms:
     refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
     the term holds said between: "X", as used in this Agreement, means ...
   - inline: (the "X"), (hereinafter "X"), ("X"), each a "X", together the "X",
-    referred to as "X", known as the "X"
+    referred to as "X", known as the "X", shall constitute an "X"
 Straight, curly and single quotes all count; "includes" never defines.
 """
 
@@ -50,7 +50,8 @@ _PARENTHESISED = re.compile(
 _LEAD_PHRASE = re.compile(
     rf"\b(?:each\s*,?\s+(?:a|an)|individually\s*,?\s+(?:a|an)|together\s*,?\s+(?:the)?|collectively\s*,?\s+(?:the)?|"
     rf"hereinafter\s+(?:referred\s+to\s+as|called)?\s*(?:the)?|referred\s+to\s+(?:herein\s+|hereinafter\s+)?as\s+(?:the)?|"
-    rf"known\s+(?:together\s+|collectively\s+)?as\s+(?:the)?|treat\s+this\s+as\s+(?:a|an|the)?)\s*{_quoted(0)}",
+    rf"known\s+(?:together\s+|collectively\s+)?as\s+(?:the)?|treat\s+this\s+as\s+(?:a|an|the)?|"
+    rf"constitutes?\s+(?:a|an|the))\s*{_quoted(0)}(?!\s*\(as\s+(?:hereinafter\s+|herein\s+)?defined)",
     re.IGNORECASE,
 )
 # (the Purpose), (the Confidential Information): capitalised words in brackets, unquoted
