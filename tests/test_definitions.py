@@ -90,6 +90,11 @@ def test_pointer_definitions_are_weakest():
     assert find_definitions("“Losses” means all damages.")[0].strength is Strength.EXPLICIT
     aside = find_definitions("“Losses”, as used in this Agreement, has the meaning set forth in Section 14.1.")
     assert aside[0].strength is Strength.POINTER
+    # "is defined in" points elsewhere, named or not: the preamble's (the "Effective Date") wins
+    for text in ("“Annual Reports” is defined in Section 2.12.", "“Effective Date” is defined in the first paragraph of this Agreement.",
+                 "“Nomination” shall be as defined in Section 2.6."):
+        assert find_definitions(text)[0].strength is Strength.POINTER
+    assert find_definitions("The term “Complaints” as used in this Section 10.3 means any")[0].strength is Strength.EXPLICIT
 
 
 @needs_shared_data

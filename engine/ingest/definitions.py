@@ -27,11 +27,13 @@ def _quoted(n: int) -> str:
 _VERB = (
     r"(?:shall\s+mean|means|mean|will\s+mean|shall\s+have\s+the\s+(?:respective\s+)?meanings?|"
     r"has\s+the\s+(?:respective\s+)?meanings?|have\s+the\s+(?:respective\s+)?meanings?|"
-    r"(?:is|are|shall\s+be)\s+defined\s+as|(?:shall\s+)?refers?\s+to|shall\s+refer\s+to)\b"
+    r"(?:is|are|shall\s+be)\s+defined\s+(?:as|in)|shall\s+be\s+as\s+defined\s+in|(?:shall\s+)?refers?\s+to|shall\s+refer\s+to)\b"
 )
 _JOIN = r"\s*(?:,\s*)?(?:(?:or|and|and/or)\s+)?(?:the\s+)?"
 # "as used herein", "as used in this Agreement": where the term holds, said between it and its verb
-_AS_USED = r"(?:as\s+used\s+(?:herein|in\s+(?:this|the)\s+[^,.;:()\n{_OPEN}{_CLOSE}]{{1,40}}?)\s*,?\s*)?".format(_OPEN=_OPEN, _CLOSE=_CLOSE)
+_AS_USED = (  # "in this Section 10.3": a dot only between digits
+    r"(?:as\s+(?:used|utili[sz]ed)\s+(?:herein|in\s+(?:this|the)\s+(?:[^,.;:()\n{_OPEN}{_CLOSE}]|(?<=\d)\.(?=\d)){{1,40}}?)\s*,?\s*)?"
+).format(_OPEN=_OPEN, _CLOSE=_CLOSE)
 # "X" [, "Y" or "Z"] [(optional aside)] [as used herein] means ...
 _MEANS = re.compile(
     rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)"
@@ -68,10 +70,11 @@ _GLOSSARY_CUE = re.compile(
     r"|(?:have|has|shall\s+have)\s+the\s+(?:following|respective)\s+(?:interpreted\s+)?meanings?",
     re.IGNORECASE,
 )
-# "X" has the meaning given to it in Clause 5.1 / set forth in Section 2.2
+# "X" has the meaning given to it in Clause 5.1 / set forth in Section 2.2 / is defined in ...
 _POINTS_ELSEWHERE = re.compile(
-    rf"\s*,?\s*{_AS_USED}(?:shall\s+)?ha(?:s|ve)\s+the\s+(?:respective\s+)?meanings?\s+(?:given|set\s+(?:forth|out)|assigned|ascribed|specified|provided)"
-    r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§)",
+    rf"\s*,?\s*{_AS_USED}(?:(?:shall\s+)?ha(?:s|ve)\s+the\s+(?:respective\s+)?meanings?\s+(?:given|set\s+(?:forth|out)|assigned|ascribed|specified|provided)"
+    r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§)"
+    r"|(?:is|are|shall\s+be)\s+(?:as\s+)?defined\s+in\b)",  # "is defined in the preamble", "... in Section 2.6"
     re.IGNORECASE,
 )
 _MORE_TERMS = re.compile(rf"[{_OPEN}]([A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
