@@ -76,6 +76,8 @@ def test_gcloud_glossary_rows_define_terms(gcloud):
         ("“Third Party(ies)” means any person other than a Party.", ["Third Party"]),
         ('The occurrence of any of the following shall constitute an "Event of Default" under this Agreement', ["Event of Default"]),
         ("any business which would constitute a “Competitive Business” (as hereinafter defined)", []),  # a use
+        ("referred to herein individually as a “Party” and collectively as the “Parties”.", ["Party", "Parties"]),
+        ("notice within thirty days (such period, the “Negotiation Period”). If no", ["Negotiation Period"]),
         ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
         ("the words “include” and cognate expressions", []),  # not capitalised: not a term
     ],

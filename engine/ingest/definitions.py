@@ -4,8 +4,8 @@ A term is defined by a quoted, capitalised phrase in one of two forms:
   - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
     refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
     the term holds said between: "X", as used in this Agreement, means ...
-  - inline: (the "X"), (hereinafter "X"), ("X"), each a "X", together the "X",
-    referred to as "X", known as the "X", shall constitute an "X"
+  - inline: (the "X"), (hereinafter "X"), ("X"), (such period, the "X"), each a "X",
+    together the "X", referred to individually as a "X", known as the "X", shall constitute an "X"
 Straight, curly and single quotes all count; "includes" never defines.
 """
 
@@ -42,7 +42,9 @@ _MEANS = re.compile(
 _INLINE_LEAD = (
     r"(?:the\s+|each\s+(?:a|an)\s+|individually\s*,?\s+(?:a|an)\s+|collectively\s*,?\s+(?:the\s+)?|"
     r"together\s*,?\s+(?:the\s+)?|hereinafter\s+(?:referred\s+to\s+as\s+|called\s+)?(?:the\s+)?|"
-    r"referred\s+to\s+(?:herein\s+|hereinafter\s+)?as\s+(?:the\s+)?|herein\s*,?\s+|as\s+(?:the\s+)?|a\s+|an\s+)?"
+    r"referred\s+to\s+(?:herein\s+|hereinafter\s+)?as\s+(?:the\s+)?|herein\s*,?\s+|as\s+(?:the\s+)?|a\s+|an\s+|"
+    # (such period, the "X"), (in such capacity, the "Agent"), (in either case, the "Specified Scope")
+    rf"[a-z][^()\n{_OPEN}{_CLOSE},;]{{0,40}},\s*(?:the|a|an|each\s+(?:a|an))\s+)?"
 )
 # (the "X") or ("X" or "Y") -- the whole parenthesis is the definition
 _PARENTHESISED = re.compile(
@@ -51,7 +53,9 @@ _PARENTHESISED = re.compile(
 # each a "Party", together the "Parties", referred to as "Licensee", known as the "Parties"
 _LEAD_PHRASE = re.compile(
     rf"\b(?:each\s*,?\s+(?:a|an)|individually\s*,?\s+(?:a|an)|together\s*,?\s+(?:the)?|collectively\s*,?\s+(?:the)?|"
-    rf"hereinafter\s+(?:referred\s+to\s+as|called)?\s*(?:the)?|referred\s+to\s+(?:herein\s+|hereinafter\s+)?as\s+(?:the)?|"
+    rf"hereinafter\s+(?:referred\s+to\s+as|called)?\s*(?:the)?|"
+    rf"referred\s+to\s+(?:herein\s+|hereinafter\s+)?(?:individually\s+|collectively\s+|together\s+)?as\s+(?:the|a|an)?|"
+    rf"(?:individually|collectively|together)\s*,?\s+as\s+(?:the|a|an)?|"
     rf"known\s+(?:together\s+|collectively\s+)?as\s+(?:the)?|treat\s+this\s+as\s+(?:a|an|the)?|"
     rf"constitutes?\s+(?:a|an|the))\s*{_quoted(0)}(?!\s*\(as\s+(?:hereinafter\s+|herein\s+)?defined)",
     re.IGNORECASE,
