@@ -116,6 +116,17 @@ def test_term_matching_is_whole_word_capitalised_and_allows_plurals():
         "Party", "Affiliate", "Confidential Information",
     ]
     assert matcher.terms_in("a third party, confidential information, Partyline, affiliated") == []
+    # a disclaimer in capitals uses the terms; a short term in capitals may be another word
+    capitals = TermMatcher(["Services Standard", "Party", "IP", "Use"])
+    assert capitals.terms_in("SOLE REMEDY FOR BREACH OF THE SERVICES STANDARD. NEITHER PARTY NOR THE PARTIES") == ["Services Standard", "Party"]
+    assert capitals.terms_in("ANY USE OF THE IP") == ["IP"]
+
+
+@needs_shared_data
+def test_a_disclaimer_written_in_capitals_uses_the_terms_it_names():
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "AimmuneTherapeuticsInc_20200205_8_K_EX_10_3_11967170_EX_10_3_Development_Agreement.pdf")
+    users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Third Party"}
+    assert "10.5" in users  # "... NON-MISAPPROPRIATION OF THIRD PARTY INTELLECTUAL PROPERTY RIGHTS, ARE MADE ..."
 
 
 def test_the_longest_term_is_matched_first_whatever_the_run():

@@ -193,21 +193,24 @@ def _after_terms(match: re.Match[str]) -> int:
 
 
 class TermMatcher:
-    """Finds uses of defined terms: whole word, capitalised as defined, plurals allowed."""
+    """Finds uses of defined terms: whole word, capitalised as defined or all in capitals (a
+    disclaimer or cap written in capitals uses "CONFIDENTIAL INFORMATION" and "SERVICES
+    STANDARD" as the terms they are), plurals allowed."""
 
     def __init__(self, terms: list[str]) -> None:
-        self._forms: dict[str, str] = {}
-        for term in terms:
-            self._forms[_spaced(term)] = term
+        self._forms: dict[str, str] = {_spaced(term): term for term in terms}
+        for term in terms:  # a term defined in capitals keeps its own form; short ones may be words
+            if term != term.upper() and sum(c.isalpha() for c in term) >= _MIN_CAPITALS_LETTERS:
+                self._forms.setdefault(_spaced(term.upper()), term)
         if not terms:
             self._pattern = None
             return
         # the longest term first: a regex takes the first alternative that matches, and "Holding
         # Company" (whose pattern allows "Companies") must not take "Holding Company Application";
-        # ordered by the terms, not their patterns' lengths, and ties by name, so every run matches alike
-        alternatives = list(dict.fromkeys(_term_pattern(t) for t in sorted(terms, key=lambda t: (-len(t), t))))
+        # ordered by the forms, not their patterns' lengths, and ties by name, so every run matches alike
+        alternatives = list(dict.fromkeys(_term_pattern(f) for f in sorted(self._forms, key=lambda f: (-len(f), f))))
         self._pattern = re.compile(
-            r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?:s|es|['’]s)?(?![\w-])"
+            r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?:s|es|S|ES|['’]s|['’]S)?(?![\w-])"
         )
 
     def terms_in(self, text: str) -> list[str]:
@@ -223,16 +226,20 @@ class TermMatcher:
 
     def _lookup(self, matched: str) -> str | None:
         form = _spaced(matched)
+        s, es, ies, y = ("S", "ES", "IES", "Y") if form.isupper() else ("s", "es", "ies", "y")
         for candidate in (
             form,
-            re.sub(r"['’]s$", "", form),
-            form[:-1] if form.endswith("s") else None,
-            form[:-2] if form.endswith("es") else None,
-            form[:-3] + "y" if form.endswith("ies") else None,
+            re.sub(r"['’][sS]$", "", form),
+            form[: -len(s)] if form.endswith(s) else None,
+            form[: -len(es)] if form.endswith(es) else None,
+            form[: -len(ies)] + y if form.endswith(ies) else None,
         ):
             if candidate and candidate in self._forms:
                 return self._forms[candidate]
         return None
+
+
+_MIN_CAPITALS_LETTERS = 4  # "TERM", "PARTY" in capitals are the terms; "IP", "US" may be other words
 
 
 def _spaced(text: str) -> str:
@@ -241,7 +248,7 @@ def _spaced(text: str) -> str:
 
 def _term_pattern(term: str) -> str:
     words = [re.escape(w) for w in term.split()]
-    if term.endswith("y") and len(term) > 2:
+    if term[-1:] in ("y", "Y") and len(term) > 2:
         last = re.escape(term.split()[-1][:-1])
-        words[-1] = f"(?:{words[-1]}|{last}ies)"
+        words[-1] = f"(?:{words[-1]}|{last}{'ies' if term[-1] == 'y' else 'IES'})"
     return r"\s+".join(words)
