@@ -50,6 +50,9 @@ _INLINE_LEAD = (
 _PARENTHESISED = re.compile(
     rf"\(\s*{_INLINE_LEAD}{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)\s*[,;]?\s*(?:[^()]{{0,40}})?\)",
 )
+# "..., the "X")": a term closing a parenthesis after a comma names what the parenthesis
+# gathered, however the parenthesis began ("(collectively, (i) and (ii), the "Service Standard")")
+_CLOSING_PARENTHESIS = re.compile(rf",\s*(?:the|a|an|each\s+(?:a|an))\s+{_quoted(0)}\s*\)")
 # each a "Party", together the "Parties", referred to as "Licensee", known as the "Parties"
 _LEAD_PHRASE = re.compile(
     rf"\b(?:each\s*,?\s+(?:a|an)|individually\s*,?\s+(?:a|an)|together\s*,?\s+(?:the)?|collectively\s*,?\s+(?:the)?|"
@@ -173,7 +176,7 @@ def find_definitions(text: str, glossary: bool = False) -> list[FoundDefinition]
             found[term] = FoundDefinition(term, start, strength)
 
     patterns = [(_MEANS, Strength.EXPLICIT), (_PARENTHESISED, Strength.INLINE), (_LEAD_PHRASE, Strength.INLINE),
-                (_UNQUOTED_PARENTHESISED, Strength.INLINE)]
+                (_CLOSING_PARENTHESIS, Strength.INLINE), (_UNQUOTED_PARENTHESISED, Strength.INLINE)]
     if glossary:
         patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
     for pattern, strength in patterns:
