@@ -79,6 +79,7 @@ def test_gcloud_glossary_rows_define_terms(gcloud):
         ("referred to herein individually as a “Party” and collectively as the “Parties”.", ["Party", "Parties"]),
         ("notice within thirty days (such period, the “Negotiation Period”). If no", ["Negotiation Period"]),
         ("with applicable Law (collectively, (i) and (ii), the “Service Standard”). Subject to", ["Service Standard"]),
+        ("1.1 “Affiliate” of a Party means any entity that controls", ["Affiliate"]),
         ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
         ("the words “include” and cognate expressions", []),  # not capitalised: not a term
     ],

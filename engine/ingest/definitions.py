@@ -34,10 +34,12 @@ _JOIN = r"\s*(?:,\s*)?(?:(?:or|and|and/or)\s+)?(?:the\s+)?"
 _AS_USED = (  # "in this Section 10.3": a dot only between digits
     r"(?:as\s+(?:used|utili[sz]ed)\s+(?:herein|in\s+(?:this|the)\s+(?:[^,.;:()\n{_OPEN}{_CLOSE}]|(?<=\d)\.(?=\d)){{1,40}}?)\s*,?\s*)?"
 ).format(_OPEN=_OPEN, _CLOSE=_CLOSE)
-# "X" [, "Y" or "Z"] [(optional aside)] [as used herein] means ...
+# "Affiliate" of a Party means ...: whose the term is, between it and its verb
+_OF_WHOM = r"(?:of\s+(?:a|an|any|either|each)\s+[A-Za-z]+\s*,?\s*)?"
+# "X" [, "Y" or "Z"] [(optional aside)] [as used herein | of a Party] means ...
 _MEANS = re.compile(
     rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)"
-    rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*{_AS_USED}(?:shall\s+|will\s+)?(?:{_VERB}|:)",
+    rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*{_AS_USED}{_OF_WHOM}(?:shall\s+|will\s+)?(?:{_VERB}|:)",
 )
 _INLINE_LEAD = (
     r"(?:the\s+|each\s+(?:a|an)\s+|individually\s*,?\s+(?:a|an)\s+|collectively\s*,?\s+(?:the\s+)?|"
