@@ -101,6 +101,10 @@ class RetrievalSettings(_Section):
         "(the learned ranker weighs it), except the terms that name a party"
     )
     chain_definitions: bool = Field(description="a definition using another defined term brings that one at no extra hop")
+    definition_chains_used: bool = Field(
+        description="with definitions_used, the definitions of the terms those definitions use are candidates too, down the chain "
+        "('Territory' means ... the Field, where 'Field' is defined apart), whatever their edges weigh",
+    )
     query_adapter: bool = Field(
         description="the vector arm searches with the question's vector moved by the learnt query adapter (engine/query/query_adapter.py) toward the clauses that answer such questions, as far as the question model is sure of the question's category"
     )

@@ -56,7 +56,10 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                     if target in anchors and anchors[target].order <= anchor.order:
                         continue  # already in context ahead of this anchor
                     structure = path_weight * s.decay**steps * (0.5 + 0.5 * anchor.score)
-                    definition_used = s.definitions_used and hop == 1 and (edge, direction) == ("DEFINES", "out") and label not in anchor.graph.party_terms
+                    definition_used = (
+                        s.definitions_used and (edge, direction) == ("DEFINES", "out") and label not in anchor.graph.party_terms
+                        and (hop == 1 or (s.definition_chains_used and chained and _all_definitions(path)))
+                    )
                     if structure < s.min_structure and not definition_used:
                         continue
                     if definition_used:
@@ -69,6 +72,11 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                         found[target] = Candidate(anchor.graph.by_id[target], anchor.graph, similarity[target], score, why, order=anchor.order, tier=tier)
             frontier = following
     return [c for c in found.values() if c.score >= s.min_graph_score or c.clause.clause_id in ungated]
+
+
+def _all_definitions(path: tuple[Step, ...]) -> bool:
+    """Did every step so far go from a clause to the definition of a term it uses?"""
+    return all((step.edge, step.direction) == ("DEFINES", "out") for step in path)
 
 
 def neighbours(graph: DocGraph, clause_id: str, s: RetrievalSettings) -> Iterator[tuple[str, float, str, str, str]]:
