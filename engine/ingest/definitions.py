@@ -199,8 +199,8 @@ def _after_terms(match: re.Match[str]) -> int:
 
 class TermMatcher:
     """Finds uses of defined terms: whole word, capitalised as defined or all in capitals (a
-    disclaimer or cap written in capitals uses "CONFIDENTIAL INFORMATION" and "SERVICES
-    STANDARD" as the terms they are), plurals allowed."""
+    disclaimer or cap written in capitals uses "CONFIDENTIAL INFORMATION" and "THIRD PARTY"
+    as the terms they are), plurals allowed."""
 
     def __init__(self, terms: list[str]) -> None:
         self._forms: dict[str, str] = {_spaced(term): term for term in terms}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.ingest.clause_tree import Segment
@@ -128,7 +129,7 @@ def _define(clauses: list[Clause], reference_edges: list[Edge]) -> list[Definiti
 _POINTER_REACH = 250  # characters after a pointing term within which its "in Section 3.1" is written
 
 
-def _pointer_targets(clauses: list[Clause], reference_edges: list[Edge]):
+def _pointer_targets(clauses: list[Clause], reference_edges: list[Edge]) -> Callable[[Clause, int], Clause | None]:
     """A function (pointing clause, where the term starts) -> the clause the pointer's first
     resolved reference names, or None (a schedule not read, another agreement's section)."""
     by_id = {c.clause_id: c for c in clauses}
