@@ -32,8 +32,8 @@ _VERB = (
 _JOIN = r"\s*(?:,\s*)?(?:(?:or|and|and/or)\s+)?(?:the\s+)?"
 # "as used herein", "as used in this Agreement": where the term holds, said between it and its verb
 _AS_USED = (  # "in this Section 10.3": a dot only between digits
-    r"(?:as\s+(?:used|utili[sz]ed)\s+(?:herein|in\s+(?:this|the)\s+(?:[^,.;:()\n{_OPEN}{_CLOSE}]|(?<=\d)\.(?=\d)){{1,40}}?)\s*,?\s*)?"
-).format(_OPEN=_OPEN, _CLOSE=_CLOSE)
+    rf"(?:as\s+(?:used|utili[sz]ed)\s+(?:herein|in\s+(?:this|the)\s+(?:[^,.;:()\n{_OPEN}{_CLOSE}]|(?<=\d)\.(?=\d)){{1,40}}?)\s*,?\s*)?"
+)
 # "Affiliate" of a Party means ...: whose the term is, between it and its verb
 _OF_WHOM = r"(?:of\s+(?:a|an|any|either|each)\s+[A-Za-z]+\s*,?\s*)?"
 # "X" [, "Y" or "Z"] [(optional aside)] [as used herein | of a Party] means ...
