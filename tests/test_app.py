@@ -218,7 +218,7 @@ def test_the_graph_page_draws_the_contract_and_marks_the_last_answers_clauses(ap
     at.switch_page("pages/graph.py").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="graph_doc").value == GCLOUD.name  # the contract the last answer cited
-    caption = next(c.value for c in at.caption if c.value.startswith("267 clauses"))
+    caption = next(c.value for c in at.caption if c.value.startswith("268 clauses"))
     assert "the last answer cites" in caption
     assert len(at.get("plotly_chart")) == 1
     at.selectbox(key="graph_clause").select(next(o for o in at.selectbox(key="graph_clause").options if o.startswith("8.7"))).run()

@@ -128,7 +128,7 @@ def test_a_term_inside_a_definition_says_which_definition_and_clause_it_came_by(
 
 
 def test_the_definition_of_every_term_an_anchor_uses_is_a_candidate_except_the_parties(sample_library, scope_of):
-    """G-Cloud's 4.5.3 uses "Call-Off Contract" (61 of its 267 clauses use it) and "Fraud": the
+    """G-Cloud's 4.5.3 uses "Call-Off Contract" (61 of its 268 clauses use it) and "Fraud": the
     first's edge is too weak to pass the walk's gates, yet what a Call-Off Contract is may be
     the answer; with definitions_used both definitions are candidates for the ranker to weigh.
     "CCS", which the preamble defines as a party, brings no definition in."""
