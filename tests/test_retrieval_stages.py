@@ -172,3 +172,24 @@ def test_the_keyword_mode_searches_the_typed_words_not_the_words_meaning_adds(sa
     literal = retriever.retrieve(plan, settings, Mode.KEYWORD, graphs=graphs).plan
     assert literal.meaning_words == [] and not set(plan.meaning_words) & set(literal.expansions)
     assert retriever.retrieve(plan, settings, Mode.GRAPH, graphs=graphs).plan.meaning_words == plan.meaning_words
+
+
+def test_definitions_used_inside_used_definitions_are_candidates_down_the_chain(sample_library, scope_of):
+    """G-Cloud's 4.5.3 uses "Call-Off Contract", whose definition uses "Services": what the
+    Services are may be what the answer turns on, yet that second edge weighs too little to pass
+    the walk's gates. With definition_chains_used the chained definition is a candidate, and says
+    which definition it came by."""
+    scope = scope_of("What happens if the Supplier commits fraud?", GCLOUD)
+    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "4.5.3")
+    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
+    settings = sample_library.settings.retrieval
+
+    def chained(on: bool) -> dict[str, str]:
+        reached = walk({clause.clause_id: anchor}, scope, settings.model_copy(update={"definition_chains_used": on}))
+        return {c.clause.ref: c.why.describe() for c in reached if (c.why.edge, c.why.direction) == ("DEFINES", "out") and c.why.hops > 1}
+
+    assert settings.definition_chains_used  # on in the default preset
+    assert chained(True)['9.1 "Services"'] == (
+        'defines “Services” used in 9.1 "Call-Off Contract", which defines “Call-Off Contract” used in 4.5.3 (2 hops)'
+    )
+    assert '9.1 "Services"' not in chained(False)
