@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engine.ingest.clause_tree import Segment
 from engine.ingest.clause_types import classify
-from engine.ingest.definitions import Strength, TermMatcher, find_definitions, is_glossary
+from engine.ingest.definitions import FoundDefinition, Strength, TermMatcher, find_definitions, is_glossary
 from engine.ingest.pdf import DocumentText
 from engine.ingest.references import ReferenceResolver, find_references, written_inline
 from engine.ingest.table_of_contents import without_toc_entries
@@ -101,8 +101,7 @@ def _define(clauses: list[Clause], reference_edges: list[Edge]) -> list[Definiti
     "the Parties shall establish a joint development committee ...").
     """
     glossary_ids: set[str] = set()
-    chosen: dict[str, tuple[int, Clause]] = {}
-    pointers: dict[str, int] = {}  # term -> where its pointer starts in the pointing clause
+    chosen: dict[str, tuple[FoundDefinition, Clause]] = {}
     for clause in clauses:
         if clause.kind is ClauseKind.TOC:
             continue
@@ -112,13 +111,12 @@ def _define(clauses: list[Clause], reference_edges: list[Edge]) -> list[Definiti
         for found in find_definitions(clause.text, glossary=in_glossary):
             clause.defines.append(found.term)
             current = chosen.get(found.term)
-            if current is None or found.strength > current[0]:
-                chosen[found.term] = (found.strength, clause)
-                pointers[found.term] = found.start
+            if current is None or found.strength > current[0].strength:
+                chosen[found.term] = (found, clause)
     targets = _pointer_targets(clauses, reference_edges)
-    for term, (strength, clause) in list(chosen.items()):
-        if strength is Strength.POINTER and (target := targets(clause, pointers[term])) is not None:
-            chosen[term] = (strength, target)
+    for term, (found, clause) in list(chosen.items()):
+        if found.strength is Strength.POINTER and (target := targets(clause, found.start)) is not None:
+            chosen[term] = (found, target)
             target.defines.append(term)
     # Each defining clause lists only the terms it is the chosen definition of.
     for clause in clauses:
