@@ -11,6 +11,7 @@ from engine.query.retriever import STAGES
 from engine.query.scope import SearchScope
 from engine.query.select import select
 from engine.query.walk import walk
+from engine.settings import RetrievalSettings
 from models.plan import Filters
 from models.retrieval import Mode, Step, Why
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
@@ -100,11 +101,16 @@ def test_hard_filters_bound_the_scope_before_any_stage(scope_of):
     assert "clause_id IN" in scope.where()
 
 
+def _walk_from(scope: SearchScope, ref: str, settings: RetrievalSettings) -> list[Candidate]:
+    """The walk from one clause of the scope, its only anchor."""
+    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == ref)
+    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
+    return walk({clause.clause_id: anchor}, scope, settings)
+
+
 def test_the_walk_follows_references_and_definitions_from_an_anchor(sample_library, scope_of):
     scope = scope_of("What may the Receiving Party do after an Information Return Notice?", HIGHWAYS_NDA)
-    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "5.1")
-    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
-    reached = {c.clause.ref: c for c in walk({clause.clause_id: anchor}, scope, sample_library.settings.retrieval)}
+    reached = {c.clause.ref: c for c in _walk_from(scope, "5.1", sample_library.settings.retrieval)}
     # 5.3 cites 5.1 ("in" along REFERENCES); 5.1 uses "Disclosing Party", defined in 1.1
     assert (reached["5.3"].why.edge, reached["5.3"].why.direction, reached["5.3"].why.via_ref) == ("REFERENCES", "in", "5.1")
     definition = reached['1.1 "Disclosing Party"'].why
@@ -114,10 +120,8 @@ def test_the_walk_follows_references_and_definitions_from_an_anchor(sample_libra
 
 def test_a_term_inside_a_definition_says_which_definition_and_clause_it_came_by(sample_library, scope_of):
     scope = scope_of("Which services can the Supplier be awarded orders for?", GCLOUD)
-    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "1.10")
-    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
     every_path = sample_library.settings.retrieval.model_copy(update={"min_graph_score": 0.0})
-    reached = {c.clause.ref: c for c in walk({clause.clause_id: anchor}, scope, every_path)}
+    reached = {c.clause.ref: c for c in _walk_from(scope, "1.10", every_path)}
     # 1.10 uses "G-Cloud Services", whose definition in 9.1 uses "Holding Company"
     chained = reached['9.1 "Holding Company"'].why
     assert chained.path == [Step(edge="DEFINES", direction="out", via_ref="1.10", label="G-Cloud Services")]
@@ -133,15 +137,13 @@ def test_the_definition_of_every_term_an_anchor_uses_is_a_candidate_except_the_p
     the answer; with definitions_used both definitions are candidates for the ranker to weigh.
     "CCS", which the preamble defines as a party, brings no definition in."""
     scope = scope_of("What happens if the Supplier commits fraud?", GCLOUD)
-    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "4.5.3")
-    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
     settings = sample_library.settings.retrieval
 
     def definitions_reached(definitions_used: bool) -> dict[str, str]:
-        reached = walk({clause.clause_id: anchor}, scope, settings.model_copy(update={"definitions_used": definitions_used}))
+        reached = _walk_from(scope, "4.5.3", settings.model_copy(update={"definitions_used": definitions_used}))
         return {c.clause.ref: c.why.label for c in reached if (c.why.edge, c.why.direction, c.why.hops) == ("DEFINES", "out", 1)}
 
-    assert "CCS" in graph.party_terms
+    assert "CCS" in scope.graphs[0].party_terms
     # 4.5.3 also uses "Buyers", defined in 8.2; the preamble, where CCS is defined, is not reached
     assert definitions_reached(True) == {'9.1 "Call-Off Contract"': "Call-Off Contract", '9.1 "Fraud"': "Fraud", "8.2": "Buyers"}
     assert '9.1 "Call-Off Contract"' not in definitions_reached(False)
@@ -180,12 +182,10 @@ def test_definitions_used_inside_used_definitions_are_candidates_down_the_chain(
     the walk's gates. With definition_chains_used the chained definition is a candidate, and says
     which definition it came by."""
     scope = scope_of("What happens if the Supplier commits fraud?", GCLOUD)
-    clause, graph = next(pair for pair in scope.by_id.values() if pair[0].ref == "4.5.3")
-    anchor = Candidate(clause, graph, scope.similarity[clause.clause_id], 1.0, Why(kind="anchor"), order=1)
     settings = sample_library.settings.retrieval
 
     def chained(on: bool) -> dict[str, str]:
-        reached = walk({clause.clause_id: anchor}, scope, settings.model_copy(update={"definition_chains_used": on}))
+        reached = _walk_from(scope, "4.5.3", settings.model_copy(update={"definition_chains_used": on}))
         return {c.clause.ref: c.why.describe() for c in reached if (c.why.edge, c.why.direction) == ("DEFINES", "out") and c.why.hops > 1}
 
     assert settings.definition_chains_used  # on in the default preset
