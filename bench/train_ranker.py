@@ -331,6 +331,7 @@ def main() -> None:
     sources: dict[str, dict[str, dict[str, float]]] = {"formula": {i.question.id: context_scores(i.question, i.formula) for i in items}}
     sources["best order possible"] = {i.question.id: context_scores(i.question, best_possible_order(i)) for i in items}
     fold_rows: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
+    multi_hop_fold_rows: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
     folds = folds_of(items, args.folds)
     for name, (weighting, order, kind) in variants.items():
         sources[name] = {}
@@ -338,11 +339,14 @@ def main() -> None:
         for contracts in folds:
             train = [i for i in seen if i.group not in contracts]
             mean, scale, model = fit(train, weighting, kind)
-            rows = []
+            rows, multi_hop = [], []
             for item in (i for i in seen if i.group in contracts):
                 sources[name][item.question.id] = context_scores(item.question, order(item, mean, scale, model, retrieval))
                 rows.append(sources[name][item.question.id])
+                if item.source not in SINGLE_CLAUSE_SETS:
+                    multi_hop.append(sources[name][item.question.id])
             fold_rows[name].append(mean_scores(rows))
+            multi_hop_fold_rows[name].append(mean_scores(multi_hop))
     chosen = args.variant
     weighting, order, kind = variants[chosen]
     mean, scale, model = fit(items, weighting, kind)
@@ -368,6 +372,9 @@ def main() -> None:
     for name, rows in fold_rows.items():
         per_fold = ", ".join(f"{r['recall@4k']:.3f}" for r in rows)
         print(f"{name}: recall@4k per held-out contract fold {per_fold}; worst {min(r['recall@4k'] for r in rows):.3f}")
+        if any(multi_hop_fold_rows[name]):
+            complete = [r["complete@8k"] for r in multi_hop_fold_rows[name] if r]
+            print(f"{name}: multi-hop complete@8k per held-out contract fold {', '.join(f'{c:.3f}' for c in complete)}; worst {min(complete):.3f}")
     if kind == "logistic":
         print("\ncoefficients (standardised):")
         for name, weight in sorted(zip(FEATURES, model.coef_[0]), key=lambda x: -abs(x[1])):
