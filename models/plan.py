@@ -61,6 +61,9 @@ class QueryPlan(BaseModel):
         default="", description="the question as its meaning is read and its vector searched: parties as roles, no title"
     )
     scope: list[str] = Field(description="doc_ids the question is about")
+    parts: list[str] = Field(
+        default_factory=list, description="the separate asks of a question that asks more than one (read_as split); empty when it asks one"
+    )
     filters: Filters = Field(default_factory=Filters)
     intent: Intent = Intent.LOOKUP
     topics: list[ClauseType] = Field(default_factory=list, description="clause types the question is about (soft)")

@@ -163,6 +163,7 @@ TEST_TIERS = {
     "test_fields.py::test_the_parties_are_read_from_the_words_that_introduce_them": "integration",
     "test_plan.py::test_synonyms_expand_the_keywords": "unit",
     "test_plan.py::test_model_specs": "unit",
+    "test_plan.py::test_a_question_is_split_into_its_asks_only_where_a_new_question_begins": "unit",
     "test_plan.py::test_a_bad_model_spec_is_a_clear_error": "unit",
     "test_enumerate.py::test_the_cli_returns_the_complete_list_as_json": "e2e",
     "test_wording.py::test_a_request_over_many_contracts_is_recognised_by_its_form_and_its_topic_by_meaning": "unit",

@@ -9,6 +9,7 @@ import pytest
 from engine.errors import ClausegraphError
 from engine.llm import Backend, LLMSpec, parse_llm
 from engine.query.plan import keywords
+from engine.query.question_parts import question_parts
 from models.clause import ClauseType
 from models.plan import Intent
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
@@ -56,6 +57,33 @@ def test_the_parties_names_are_not_search_words(sample_library, doc_ids):
 def test_how_long_asks_for_the_term(sample_library, doc_ids):
     plan = sample_library.plan("How long does the mutual NDA last?", [doc_ids[MUTUAL_NDA.name]])
     assert {"term", "continue"} <= set(plan.keywords) and "long" not in plan.keywords
+
+
+@pytest.mark.parametrize(
+    "question, parts",
+    [
+        (
+            "How long does the supply agreement run, and what happens if the parties cannot agree the commercial supply agreement?",
+            ["How long does the supply agreement run", "what happens if the parties cannot agree the commercial supply agreement"],
+        ),
+        ("Is there a cap on liability and how much is it?", ["Is there a cap on liability", "how much is it"]),
+        ("Is the licence exclusive or can the licensor appoint others?", ["Is the licence exclusive", "can the licensor appoint others"]),
+        ("What are the terms and conditions for renewal?", []),  # "and" joins words, not asks
+        ("Can Sections 2 and 3 survive termination?", []),
+        ("Which law governs, and why?", []),  # "why" alone is no ask to search by
+    ],
+)
+def test_a_question_is_split_into_its_asks_only_where_a_new_question_begins(question, parts):
+    assert question_parts(question) == parts
+
+
+def test_the_plan_of_a_two_part_question_carries_both_asks(sample_library, doc_ids):
+    plan = sample_library.plan(
+        "Can the receiving party tell its advisers, and which courts decide disputes?", [doc_ids[HIGHWAYS_NDA.name]]
+    )
+    assert plan.parts == ["Can the receiving party tell its advisers", "which courts decide disputes"]
+    assert any(note.startswith("asks 2 things") for note in plan.notes)
+    assert sample_library.plan("Which courts decide disputes?", [doc_ids[HIGHWAYS_NDA.name]]).parts == []
 
 
 def test_model_proposals_that_exist_are_used_and_unknown_ones_dropped(library_with_model, doc_ids):

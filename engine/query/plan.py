@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from engine.store.graphcache import DocGraph
 from engine.ingest.references import find_references
+from engine.query.question_parts import question_parts
+from engine.store.graphcache import DocGraph
 from models.clause import ClauseKind, ClauseType
 from models.plan import Filters, Intent, PageRange, QueryPlan, SectionMention, TermMention
 
@@ -156,10 +157,15 @@ def make_plan(
         notes.append("named sections: " + ", ".join(s.ref for s in sections))
     if terms:
         notes.append("defined terms: " + ", ".join(sorted({t.term for t in terms})))
+    read_as = without_parties(read_as or question, [party for g in graphs for party in g.party_names])
+    parts = question_parts(read_as)
+    if parts:
+        notes.append(f"asks {len(parts)} things, each also searched by meaning: " + " | ".join(parts))
     return QueryPlan(
         question=question,
-        read_as=without_parties(read_as or question, [party for g in graphs for party in g.party_names]),
+        read_as=read_as,
         scope=[g.doc_id for g in graphs],
+        parts=parts,
         filters=filters,
         intent=intent,
         topics=topics,
