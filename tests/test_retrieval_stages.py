@@ -3,10 +3,13 @@ graph walk, budgeted selection."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine.query.anchors import NAMED_SECTION_ORDER, Candidate, inject_named, ranked_anchors
 from engine.query.arms import CATEGORY, KEYWORD, TOPIC, VECTOR, search
+from engine.query.rank import FEATURES, candidate_features
 from engine.query.retriever import STAGES
 from engine.query.scope import SearchScope
 from engine.query.select import select
@@ -161,6 +164,22 @@ def test_selection_places_followers_after_their_anchor_and_keeps_the_budget(samp
     after_first = passages[1 : 1 + settings.followers[0]]
     led = [p for p in after_first if p.why.kind == "graph"]
     assert all(p.why.via_ref is not None for p in led)
+
+
+def test_a_clause_that_answers_one_ask_of_a_two_part_question_is_ranked_by_that_ask(sample_library):
+    """Asked about advisers and courts at once, the Highways NDA's 8.2 (the English courts'
+    exclusive jurisdiction) is only the 12th clause nearest to the whole question, which the
+    confidentiality clauses crowd, and the nearest of all to "which courts decide disputes":
+    the ranker reads both ranks."""
+    graphs = sample_library.scope([sample_library.find(HIGHWAYS_NDA.name).doc_id])
+    plan = sample_library.engine.plan("Can the receiving party tell its advisers, and which courts decide disputes?", graphs, None)
+    found = sample_library.retriever.candidates(plan, sample_library.settings.retrieval, Mode.GRAPH, graphs)
+    assert len(found.scope.part_similarities) == 2
+    candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
+    row = matrix[next(i for i, c in enumerate(candidates) if c.clause.ref == "8.2")]
+    assert row[FEATURES.index("part_similarity_rank")] == pytest.approx(math.log1p(1))
+    assert row[FEATURES.index("similarity_rank")] == pytest.approx(math.log1p(12))
+    assert row[FEATURES.index("part_similarity")] == pytest.approx(max(found.scope.part_similarities[1].values()))
 
 
 def test_the_keyword_mode_searches_the_typed_words_not_the_words_meaning_adds(sample_library):

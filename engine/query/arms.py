@@ -31,7 +31,7 @@ from engine.store.clause_store import ClauseStore
 from models.clause import Clause, ClauseKind
 from models.plan import QueryPlan
 
-KEYWORD, VECTOR, TOPIC, CATEGORY = "keyword", "vector", "topic", "category"
+KEYWORD, VECTOR, TOPIC, CATEGORY, PARTS = "keyword", "vector", "topic", "category", "parts"
 
 
 @dataclass
@@ -116,6 +116,26 @@ class VectorArm(_Arm):
         return self._remember(ranked)
 
 
+class PartsArm(_Arm):
+    """Clauses by their nearness to the nearest of the question's asks (`plan.parts`), for a
+    question that asks two things: the clause that answers one of them is often far from the
+    whole question's vector, which lies between the two answers."""
+
+    name = PARTS
+
+    def __init__(self, scope: SearchScope, limit: int) -> None:
+        super().__init__()
+        self.scope, self.limit = scope, limit
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        best: dict[str, float] = {}
+        for similarity in self.scope.part_similarities:
+            for clause_id, value in similarity.items():
+                if self.scope.admits(clause_id) and self.scope.by_id[clause_id][0].kind is not ClauseKind.TOC:
+                    best[clause_id] = max(best.get(clause_id, -1.0), value)
+        return self._remember(sorted(best.items(), key=lambda item: -item[1])[: self.limit])
+
+
 class CategoryArm(_Arm):
     """Clauses by the presence model's probability of the question's likely categories."""
 
@@ -157,6 +177,8 @@ def search(store: ClauseStore, scope: SearchScope, arms: tuple[str, ...], settin
         searched.append(KeywordArm(store, where, plan, settings))
     if VECTOR in arms:
         searched.append(VectorArm(store, where, scope.search_vector, settings.pool))
+        if scope.part_similarities:
+            searched.append(PartsArm(scope, settings.pool))
     fused = fuse(searched, plan.question, settings.pool * len(searched))
     if TOPIC in arms and plan.topics:
         topical = [

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -49,7 +50,7 @@ FEATURES = [
     "walked", "hops", "walk_score", "origin_rank", "origin_score",
     *[f"edge_{edge.lower()}_{direction}" for edge, direction in _EDGES],
     "label_named", "term_weight", "topic_match", "definition", "thin", "log_chars", "position", "word_coverage", "lexicon_coverage",
-    "category_score", "category_rank", "similarity_gap", "category_gap",
+    "category_score", "category_rank", "similarity_gap", "category_gap", "part_similarity", "part_similarity_rank",
 ]
 #: features also given as the distance to the question's best candidate: a pointwise model sees
 #: each candidate alone, and a new wording moves every candidate's similarity and category score
@@ -76,6 +77,7 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
     walked = {f.clause.clause_id: f for f in followers}
     order_scores = {a.order: a.score for a in anchors.values()}
     ranked_similarity = sorted(scope.similarity.values(), reverse=True)
+    nearest_part = _nearest_part(scope, ranked_similarity)
     keyword_stems = stems(" ".join(plan.keywords))
     lexicon_stems = stems(" ".join(plan.expansions))
     topics = set(plan.topics)
@@ -120,6 +122,7 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
             "lexicon_coverage": len(lexicon_stems & clause_stems) / len(lexicon_stems) if lexicon_stems else 0.0,
         }
         row["category_score"], row["category_rank"] = by_category.get(clause_id, (0.0, math.log1p(_ABSENT_RANK)))
+        row["part_similarity"], row["part_similarity_rank"] = nearest_part(clause_id)
         for edge, direction in _EDGES:
             row[f"edge_{edge.lower()}_{direction}"] = float(bool(follower and (follower.why.edge, follower.why.direction) == (edge, direction)))
         rows.append(row)
@@ -129,6 +132,23 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
             row[gap] = row[name] - best
     matrix = [[row[name] for name in FEATURES] for row in rows]
     return candidates, np.asarray(matrix, dtype=np.float64).reshape(len(rows), len(FEATURES))
+
+
+def _nearest_part(scope: SearchScope, ranked_similarity: list[float]) -> Callable[[str], tuple[float, float]]:
+    """Clause id -> its best cosine with one of the question's parts, and its best log rank by
+    one of them: the term clause is near "how long does it run" though far from the whole
+    question that also asks about disputes. A question that asks one thing has the whole
+    question's own."""
+    parts = [(similarity, sorted(similarity.values(), reverse=True)) for similarity in scope.part_similarities]
+    if not parts:
+        parts = [(scope.similarity, ranked_similarity)]
+
+    def nearest(clause_id: str) -> tuple[float, float]:
+        values = [similarity.get(clause_id, 0.0) for similarity, _ in parts]
+        ranks = [_rank_of(value, ranked) for value, (_, ranked) in zip(values, parts)]
+        return max(values), math.log1p(min(ranks))
+
+    return nearest
 
 
 def _category_standing(scope: SearchScope) -> dict[str, tuple[float, float]]:

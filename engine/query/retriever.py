@@ -121,7 +121,7 @@ class Retriever:
         stages = STAGES[mode]
         plain, adapted = self.question_vectors(plan, settings)
         timings["embed"] = time.perf_counter() - started
-        scope = SearchScope.of(plan, graphs, plain, adapted)
+        scope = SearchScope.of(plan, graphs, plain, adapted, [self.embedder.encode_question(part) for part in plan.parts])
 
         searched = time.perf_counter()
         anchors = ranked_anchors(search(self.store, scope, stages.arms, settings), scope)

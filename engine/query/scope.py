@@ -6,7 +6,7 @@ Hard filters are applied here, once, so no stage can search outside them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -27,12 +27,19 @@ class SearchScope:
     allowed: set[str] | None  # clause ids passing the hard filters; None: no hard filter
     by_id: dict[str, tuple[Clause, DocGraph]]
     search_vector: np.ndarray  # what the vector arm searches with: `vector`, or it moved by the query adapter
+    # clause id -> cosine with each of the question's parts (`plan.parts`), one dict per part; none
+    # when it asks one thing
+    part_similarities: list[dict[str, float]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, plan: QueryPlan, graphs: list[DocGraph], vector: np.ndarray, search_vector: np.ndarray | None = None) -> SearchScope:
+    def of(
+        cls, plan: QueryPlan, graphs: list[DocGraph], vector: np.ndarray, search_vector: np.ndarray | None = None,
+        part_vectors: list[np.ndarray] | None = None,
+    ) -> SearchScope:
         by_id = {c.clause_id: (c, g) for g in graphs for c in g.clauses}
         searched = vector if search_vector is None else search_vector
-        return cls(plan, graphs, vector, similarities(graphs, vector), allowed(plan, graphs), by_id, searched)
+        parts = [similarities(graphs, part) for part in part_vectors or []]
+        return cls(plan, graphs, vector, similarities(graphs, vector), allowed(plan, graphs), by_id, searched, parts)
 
     @cached_property
     def category_likelihood(self) -> dict[str, np.ndarray]:
