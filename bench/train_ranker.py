@@ -61,6 +61,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import itertools
 import random
 import sys
 from dataclasses import dataclass, field
@@ -76,7 +77,7 @@ from common import (
 
 from engine.boosted_trees import BoostedTrees
 from engine.eval.harness import ensure_documents, load_questions, wording_folds
-from engine.eval.scores import Question, snippet_found
+from engine.eval.scores import Question, snippet_found, snippet_share
 from engine.fields.presence import MODEL_FILE as PRESENCE_MODEL
 from engine.logistic import StandardisedLogistic
 from engine.query.meaning import QuestionModel
@@ -242,6 +243,33 @@ def best_possible_order(item: Collected) -> list[str]:
     return holding + [t for t, label in zip(item.texts, item.labels) if not label]
 
 
+def print_misses(items: list[Collected], orders: dict[str, list[str]], budget: int = 8000) -> None:
+    """Each incomplete question's missing snippets: the candidates holding one, with the place
+    and the character the held-out ranking gave them, and how the search or the walk found them;
+    or that no candidate holds it (with the share of its word 5-grams the nearest one holds)."""
+    print(f"\nmulti-hop questions incomplete at {budget // 1000}k, held out by contract:")
+    for item in items:
+        ordered = orders.get(item.question.id)
+        if ordered is None:
+            continue
+        joined = " ".join(ordered)[:budget]
+        missing = [e for e in item.question.evidence if not snippet_found(e.text, joined)]
+        if not missing:
+            continue
+        print(f"{item.question.id} ({item.question.type}, {item.question.hops} hops): {item.question.question}")
+        starts = list(itertools.accumulate((len(text) + 1 for text in ordered), initial=0))
+        place = {text: index for index, text in reversed(list(enumerate(ordered)))}
+        for evidence in missing:
+            holders = [(c, t) for c, t in zip(item.candidates, item.texts) if snippet_found(evidence.text, t)]
+            print(f"  missing: {evidence.text[:110]!r}")
+            if not holders:
+                share = max((snippet_share(evidence.text, t) for t in item.texts), default=0.0)
+                print(f"    no candidate holds it (the nearest holds {share:.0%} of its 5-grams)")
+            for candidate, text in holders:
+                index = place[text]
+                print(f"    {candidate.clause.ref}: place {index + 1} at character {starts[index]:,}, {candidate.why.describe()}")
+
+
 def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     """The multi-hop questions weigh as much as cuad_dev's together: there are far fewer, and
     what they need (the clauses the answer depends on) is what the graph is for."""
@@ -286,6 +314,7 @@ def main() -> None:
                         help="also cross-validate the chosen variant without these features (their columns zeroed)")
     parser.add_argument("--query-adapter", type=Path, help="a query adapter fitted without these contracts (bench/train_query_adapter.py --held-out-model)")
     parser.add_argument("--query-adapter-folds", type=Path, help="query adapters by contract fold (bench/train_query_adapter.py --folds-out); --query-adapter, else the shipped one, for contracts none left out")
+    parser.add_argument("--misses", action="store_true", help="list each multi-hop question the chosen variant leaves incomplete at 8k held out, and where its missing evidence was")
     parser.add_argument("--retrieval", nargs="*", default=[], metavar="KEY=VALUE", help="retrieval settings for this run, e.g. min_graph_score=0 follower_chars=1200")
     args = parser.parse_args()
     require_shared_data()
@@ -332,6 +361,7 @@ def main() -> None:
     sources["best order possible"] = {i.question.id: context_scores(i.question, best_possible_order(i)) for i in items}
     fold_rows: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
     multi_hop_fold_rows: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
+    held_out_orders: dict[str, list[str]] = {}  # question id -> the chosen variant's held-out context, in order
     folds = folds_of(items, args.folds)
     for name, (weighting, order, kind) in variants.items():
         sources[name] = {}
@@ -341,7 +371,10 @@ def main() -> None:
             mean, scale, model = fit(train, weighting, kind)
             rows, multi_hop = [], []
             for item in (i for i in seen if i.group in contracts):
-                sources[name][item.question.id] = context_scores(item.question, order(item, mean, scale, model, retrieval))
+                ordered = order(item, mean, scale, model, retrieval)
+                if name == args.variant:
+                    held_out_orders[item.question.id] = ordered
+                sources[name][item.question.id] = context_scores(item.question, ordered)
                 rows.append(sources[name][item.question.id])
                 if item.source not in SINGLE_CLAUSE_SETS:
                     multi_hop.append(sources[name][item.question.id])
@@ -375,6 +408,8 @@ def main() -> None:
         if any(multi_hop_fold_rows[name]):
             complete = [r["complete@8k"] for r in multi_hop_fold_rows[name] if r]
             print(f"{name}: multi-hop complete@8k per held-out contract fold {', '.join(f'{c:.3f}' for c in complete)}; worst {min(complete):.3f}")
+    if args.misses:
+        print_misses([i for i in items if i.source not in SINGLE_CLAUSE_SETS], held_out_orders)
     if kind == "logistic":
         print("\ncoefficients (standardised):")
         for name, weight in sorted(zip(FEATURES, model.coef_[0]), key=lambda x: -abs(x[1])):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from engine.cli import main
-from engine.eval.scores import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found
+from engine.eval.scores import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found, snippet_share
 from engine.settings import SAMPLES_DIR, Settings
+from engine.text.normalise import normalise
 from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
 
 GOVERNED = "This Agreement is governed by, and is to be construed in accordance with, English law."
@@ -19,6 +20,21 @@ def test_long_snippets_need_four_fifths_of_their_five_grams():
     assert snippet_found("the supplier shall keep full and accurate records of all charges for seven years", context)
     # one word changed in the middle breaks 5 of 11: not found
     assert not snippet_found("the supplier shall keep full and complete records of all charges for six years", context)
+
+
+def test_a_snippet_over_two_clauses_is_shared_between_them_and_found_in_neither():
+    """The Highways NDA's lead-in 3.3 and its first part 3.3.1 are two clauses: a snippet that
+    runs from one into the other is in neither alone, and in the two read in a row."""
+    snippet = "the Receiving Party shall, if the circumstances permit: 3.3.1 notify the Disclosing Party in writing of the proposed disclosure"
+    lead_in = normalise(
+        "3.3 Before making a disclosure pursuant to Clause 3.2, the Receiving Party or relevant Receiving Party "
+        "Authorised Person shall, if the circumstances permit:"
+    )
+    part = normalise("3.3.1 notify the Disclosing Party in writing of the proposed disclosure as soon as possible")
+    assert (snippet_share(snippet, lead_in), snippet_share(snippet, part)) == (1 / 17, 9 / 17)
+    assert not snippet_found(snippet, lead_in) and not snippet_found(snippet, part)
+    assert snippet_share(snippet, lead_in + " " + part) == 14 / 17 and snippet_found(snippet, lead_in + " " + part)
+    assert (snippet_share("English law", "governed by english law"), snippet_share("Scots law", "english law")) == (1.0, 0.0)
 
 
 def test_short_snippets_must_occur_whole_after_normalising():

@@ -80,15 +80,19 @@ def _grams(words: list[str], n: int = 5) -> list[str]:
 
 
 def snippet_found(snippet: str, context_text: str) -> bool:
-    """FORMAT.md's test, on already normalised `context_text`."""
+    """FORMAT.md's test, on already normalised `context_text`: four fifths of the snippet's word
+    5-grams, or the whole of a shorter snippet."""
+    return snippet_share(snippet, context_text) >= 0.8
+
+
+def snippet_share(snippet: str, context_text: str) -> float:
+    """The share of a snippet's word 5-grams that `context_text` holds; a snippet of fewer than
+    five words is one gram, held whole or not at all."""
     words = normalise(snippet).split()
     if not words:
-        return True
-    if len(words) < 5:
-        return " ".join(words) in context_text
-    grams = _grams(words)
-    hits = sum(1 for gram in grams if gram in context_text)
-    return hits >= 0.8 * len(grams)
+        return 1.0
+    grams = _grams(words) if len(words) >= 5 else [" ".join(words)]
+    return sum(1 for gram in grams if gram in context_text) / len(grams)
 
 
 def quoted(snippet: str, quotes: list[str]) -> bool:
