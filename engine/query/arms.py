@@ -119,7 +119,10 @@ class VectorArm(_Arm):
 class PartsArm(_Arm):
     """Clauses by their nearness to the nearest of the question's asks (`plan.parts`), for a
     question that asks two things: the clause that answers one of them is often far from the
-    whole question's vector, which lies between the two answers."""
+    whole question's vector, which lies between the two answers. The asks are merged by best
+    similarity, so a long ask, nearer to every clause, can fill the arm before a short one's
+    nearest clause; interleaving the asks by place instead measured no better held out (stop 50:
+    multi-hop complete@8k 0.729 -> 0.722), and the ranker reads each ask's own rank anyway."""
 
     name = PARTS
 
