@@ -77,7 +77,7 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
     walked = {f.clause.clause_id: f for f in followers}
     order_scores = {a.order: a.score for a in anchors.values()}
     ranked_similarity = sorted(scope.similarity.values(), reverse=True)
-    nearest_part = _nearest_part(scope, ranked_similarity)
+    nearest_part = _nearest_part(scope)
     keyword_stems = stems(" ".join(plan.keywords))
     lexicon_stems = stems(" ".join(plan.expansions))
     topics = set(plan.topics)
@@ -122,7 +122,8 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
             "lexicon_coverage": len(lexicon_stems & clause_stems) / len(lexicon_stems) if lexicon_stems else 0.0,
         }
         row["category_score"], row["category_rank"] = by_category.get(clause_id, (0.0, math.log1p(_ABSENT_RANK)))
-        row["part_similarity"], row["part_similarity_rank"] = nearest_part(clause_id)
+        own = (row["similarity"], row["similarity_rank"])  # a question that asks one thing has the whole question's own
+        row["part_similarity"], row["part_similarity_rank"] = nearest_part(clause_id) if scope.part_similarities else own
         for edge, direction in _EDGES:
             row[f"edge_{edge.lower()}_{direction}"] = float(bool(follower and (follower.why.edge, follower.why.direction) == (edge, direction)))
         rows.append(row)
@@ -134,14 +135,11 @@ def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate]
     return candidates, np.asarray(matrix, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
 
-def _nearest_part(scope: SearchScope, ranked_similarity: list[float]) -> Callable[[str], tuple[float, float]]:
+def _nearest_part(scope: SearchScope) -> Callable[[str], tuple[float, float]]:
     """Clause id -> its best cosine with one of the question's parts, and its best log rank by
     one of them: the term clause is near "how long does it run" though far from the whole
-    question that also asks about disputes. A question that asks one thing has the whole
-    question's own."""
+    question that also asks about disputes."""
     parts = [(similarity, sorted(similarity.values(), reverse=True)) for similarity in scope.part_similarities]
-    if not parts:
-        parts = [(scope.similarity, ranked_similarity)]
 
     def nearest(clause_id: str) -> tuple[float, float]:
         values = [similarity.get(clause_id, 0.0) for similarity, _ in parts]

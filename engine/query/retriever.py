@@ -120,8 +120,10 @@ class Retriever:
         started = time.perf_counter()
         stages = STAGES[mode]
         plain, adapted = self.question_vectors(plan, settings)
+        # each ask's vector, for the parts arm and the ranker, which only modes with a vector arm run
+        parts = [self.embedder.encode_question(part) for part in plan.parts] if VECTOR in stages.arms else []
         timings["embed"] = time.perf_counter() - started
-        scope = SearchScope.of(plan, graphs, plain, adapted, [self.embedder.encode_question(part) for part in plan.parts])
+        scope = SearchScope.of(plan, graphs, plain, adapted, parts)
 
         searched = time.perf_counter()
         anchors = ranked_anchors(search(self.store, scope, stages.arms, settings), scope)
