@@ -131,12 +131,10 @@ class PartsArm(_Arm):
         self.scope, self.limit = scope, limit
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        best: dict[str, float] = {}
-        for similarity in self.scope.part_similarities:
-            for clause_id, value in similarity.items():
-                if self.scope.admits(clause_id) and self.scope.by_id[clause_id][0].kind is not ClauseKind.TOC:
-                    best[clause_id] = max(best.get(clause_id, -1.0), value)
-        return self._remember(sorted(best.items(), key=lambda item: -item[1])[: self.limit])
+        first, *others = self.scope.part_similarities  # each holds every clause in scope
+        best = {clause_id: max([value, *(other[clause_id] for other in others)]) for clause_id, value in first.items()}
+        ranked = [item for item in sorted(best.items(), key=lambda item: -item[1]) if self.scope.searchable(item[0])]
+        return self._remember(ranked[: self.limit])
 
 
 class CategoryArm(_Arm):
@@ -154,7 +152,7 @@ class CategoryArm(_Arm):
             likelihood = self.scope.category_likelihood[graph.doc_id]
             for row in self.scope.category_order[graph.doc_id][: self.limit]:
                 clause = graph.clauses[row]
-                if self.scope.admits(clause.clause_id) and clause.kind is not ClauseKind.TOC:
+                if self.scope.searchable(clause.clause_id):
                     scored.append((clause.clause_id, float(likelihood[row])))
         return self._remember(sorted(scored, key=lambda item: -item[1])[: self.limit])
 

@@ -14,7 +14,7 @@ import numpy as np
 from engine.fields.presence import presence_model
 from engine.store.clause_store import in_list
 from engine.store.graphcache import DocGraph
-from models.clause import Clause
+from models.clause import Clause, ClauseKind
 from models.plan import QueryPlan
 
 
@@ -60,6 +60,11 @@ class SearchScope:
 
     def admits(self, clause_id: str) -> bool:
         return self.allowed is None or clause_id in self.allowed
+
+    def searchable(self, clause_id: str) -> bool:
+        """What an arm that ranks every clause itself may return: admitted, and not a table of
+        contents, whose lines name every topic and hold none."""
+        return self.admits(clause_id) and self.by_id[clause_id][0].kind is not ClauseKind.TOC
 
     def where(self) -> str:
         """The same scope as a LanceDB pre-filter, for the search arms."""
