@@ -101,7 +101,7 @@ def held_out_rankers(library: Library, folder: Path, presence: train_ranker.Pres
         train = [i for i in items if i.group not in contracts]
         weights = train_ranker.multi_hop_weights(train)
         path = folder / f"ranker-{number}.npz"
-        train_ranker.save(path, *train_ranker.fit(train, weights))
+        train_ranker.save(path, train_ranker.fit(train, weights, train_ranker.SHIPPED_KIND))
         ranker = LearnedRanker(path)
         first = first or ranker
         rankers.update(dict.fromkeys(contracts, ranker))

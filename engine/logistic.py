@@ -24,12 +24,20 @@ class StandardisedLogistic:
         return cls(list(names), mean, scale, model.coef_[0], float(model.intercept_[0]))
 
     @classmethod
-    def from_stored(cls, stored) -> StandardisedLogistic:
-        """The model of an opened file (`save`'s arrays), for a reader that looked in it first."""
-        return cls([str(n) for n in stored["features"]], stored["mean"], stored["scale"], stored["coefficients"], float(stored["intercept"]))
+    def from_stored(cls, stored, prefix: str = "") -> StandardisedLogistic:
+        """The model of an opened file (`arrays`' keys, each after `prefix`), for a reader that
+        looked in it first: one file may hold two models under different prefixes."""
+        def get(key: str) -> np.ndarray:
+            return stored[prefix + key]
+
+        return cls([str(n) for n in get("features")], get("mean"), get("scale"), get("coefficients"), float(get("intercept")))
+
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        arrays = {"features": np.array(self.names), "mean": self.mean, "scale": self.scale, "coefficients": self.coefficients, "intercept": np.array(self.intercept)}
+        return {prefix + key: value for key, value in arrays.items()}
 
     def save(self, path: Path) -> None:
-        np.savez(path, features=np.array(self.names), mean=self.mean, scale=self.scale, coefficients=self.coefficients, intercept=np.array(self.intercept))
+        np.savez(path, **self.arrays())
 
     def log_odds(self, matrix: np.ndarray) -> np.ndarray:
         """Each row's log-odds."""

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
 
 from engine.boosted_trees import LEAF, BoostedTrees
-from engine.query.rank import FEATURES, LearnedRanker, candidate_features, in_order, learned_ranker, parts_under_heading
+from engine.logistic import StandardisedLogistic
+from engine.query.rank import FEATURES, LINKED_FEATURES, LearnedRanker, candidate_features, in_order, learned_ranker, needed_by, needed_by_probability, parts_under_heading
 from engine.text.normalise import normalise
 from models.retrieval import Mode
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
@@ -39,7 +41,7 @@ def test_a_ranker_of_boosted_trees_gives_the_fitted_models_probabilities(tmp_pat
     BoostedTrees.from_sklearn(model, FEATURES).save(tmp_path / "trees.npz")
     ranker = LearnedRanker(tmp_path / "trees.npz")
     assert ranker.trees is not None
-    assert np.allclose(ranker.probabilities(rows[:20]), model.predict_proba(rows[:20])[:, 1], atol=1e-9)
+    assert np.allclose(ranker.probabilities(rows[:20], [[]] * 20), model.predict_proba(rows[:20])[:, 1], atol=1e-9)
 
 
 def test_each_candidate_is_described_by_its_arms_and_the_edge_that_reached_it(sample_library):
@@ -134,3 +136,35 @@ def test_the_answerer_weighs_passages_by_likelihood_whatever_their_reading_order
     assert [p.ref for p in ranked[:5]] == ["5.1", '9.1 "Supplier Insolvency Event"', '9.1 "Insolvency Event"', "5.3", "8.11.2"]
     assert ranked[0].score > ranked[3].score > ranked[4].score > ranked[1].score
     assert ranked != retrieval.passages  # here shorter clauses read before likelier ones
+
+
+
+def test_a_candidate_is_needed_by_the_candidates_citing_it_using_its_term_or_holding_it(sample_library):
+    plan, found = _found(sample_library, "How many MI Failures let CCS terminate the framework agreement?", GCLOUD)
+    candidates, _ = candidate_features(found.anchors, found.followers, found.scope, plan)
+    needers = needed_by(candidates)
+    by_ref = {c.clause.ref: i for i, c in enumerate(candidates)}
+    refs = {ref: {candidates[j].clause.ref for j in needers[i]} for ref, i in by_ref.items()}
+    assert refs["2.8"] == {"5.1"}  # 5.1: CCS may terminate "if the Supplier has breached clause 2.8"
+    assert {"5.1", "6"} <= refs["6.9"]  # 6.9 defines "MI Failure", which 5.1 uses; 6 holds it
+    assert {"5.1", "5.3", "5.4"} <= refs["5"] and refs["5.4"] >= {"5", "5.4.1"}  # parts and parent
+    first = np.linspace(0.01, 0.99, len(candidates))
+    needed = needed_by_probability(needers, first)
+    assert needed[by_ref["2.8"]] == first[by_ref["5.1"]]
+    assert all(needed[i] == 0.0 for i, js in enumerate(needers) if not js)
+
+
+def test_a_two_pass_ranker_reads_the_first_pass_probability_of_each_candidates_needers(tmp_path):
+    rng = np.random.default_rng(5)
+    rows = rng.random((300, len(FEATURES)))
+    needers = [[int(j)] if j < 300 else [] for j in rng.integers(0, 400, 300)]
+    first = LogisticRegression().fit(rows, rows[:, 0] > 0.5)
+    linked_rows = np.column_stack([rows, needed_by_probability(needers, first.predict_proba(rows)[:, 1])])
+    second = LogisticRegression().fit(linked_rows, linked_rows[:, -1] > 0.5)
+    none, ones = np.zeros(len(FEATURES)), np.ones(len(FEATURES))
+    arrays = StandardisedLogistic.from_sklearn(first, FEATURES, none, ones).arrays()
+    arrays |= StandardisedLogistic.from_sklearn(second, LINKED_FEATURES, np.zeros(len(LINKED_FEATURES)), np.ones(len(LINKED_FEATURES))).arrays("linked_")
+    np.savez(tmp_path / "two.npz", **arrays)
+    ranker = LearnedRanker(tmp_path / "two.npz")
+    assert np.allclose(ranker.probabilities(rows, needers), second.predict_proba(linked_rows)[:, 1], atol=1e-9)
+    assert LearnedRanker().linked is not None, "the shipped ranker reads in two passes"
