@@ -88,6 +88,23 @@ def test_definition_forms(text, terms):
     assert [d.term for d in find_definitions(text)] == terms
 
 
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        ("1.23 Field means any human use of the Licensed Product", ["Field"]),
+        ("1.69 Territory shall mean the United States of America", ["Territory"]),
+        ("1.5 Biologics License Application or BLA means a request for permission", ["Biologics License Application", "BLA"]),
+        ("1.15 Control (whether used as a noun or as a verb) or Controlled means the possession", ["Control", "Controlled"]),
+        ("(c) ADVERTISING means all banners and links", ["Advertising"]),
+        ("1.1 In this Agreement the following words shall have the meanings set out below", []),  # the list's lead-in
+        ("1.2 Headings shall not affect the interpretation of this Agreement.", []),
+    ],
+)
+def test_a_glossary_entry_may_name_its_term_unquoted(text, terms):
+    assert [d.term for d in find_definitions(text, glossary=True)] == terms
+    assert find_definitions(text) == []  # outside a list of definitions, unquoted words define nothing
+
+
 def test_pointer_definitions_are_weakest():
     found = find_definitions("“Losses” has the meaning set forth in Section 14.1.")
     assert found[0].strength is Strength.POINTER
@@ -110,6 +127,18 @@ def test_a_definition_said_as_used_in_this_agreement_beats_the_pointer_to_it():
     assert defined["Confidential Information"] == "9.2"
     users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Confidential Information"}
     assert {"9.1", "1.10"} <= users  # the secrecy duty reaches its definition in one step
+
+
+@needs_shared_data
+def test_a_cuad_glossary_of_unquoted_terms_defines_each_and_reaches_its_users():
+    # Coherus's definitions are set in bold with no quotes: "1.23 Field means any human use ..."
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "CoherusBiosciencesInc_20200227_10_K_EX_10_29_12021376_EX_10_29_Development_Agreement.pdf")
+    defined = {d.term: d.ref for d in contract.graph.definitions}
+    assert defined["Field"] == "1.23" and defined["Territory"] == "1.69" and defined["Competitor"] == "1.12"
+    assert defined["Biologics License Application"] == defined["BLA"] == "1.5"
+    assert defined["Damages"] == "9.4.3"  # "1.16 Damages shall have the meaning ascribed to it in Section 9.4.3."
+    users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Territory"}
+    assert "2.1.1" in users  # the licence grant: "... Commercialize the Licensed Products in the Field in the Territory"
 
 
 def test_term_matching_is_whole_word_capitalised_and_allows_plurals():

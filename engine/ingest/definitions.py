@@ -1,6 +1,7 @@
 """Find defined terms and where they are used.
 
-A term is defined by a quoted, capitalised phrase in one of two forms:
+A term is defined by a quoted, capitalised phrase in one of two forms (or, opening an entry
+of a list of definitions, an unquoted one: "1.23 Field means ..."):
   - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
     refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
     the term holds said between: "X", as used in this Agreement, means ...
@@ -85,6 +86,16 @@ _POINTS_ELSEWHERE = re.compile(
     r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§)"
     r"|(?:is|are|shall\s+be)\s+(?:as\s+)?defined\s+in\b)",  # "is defined in the preamble", "... in Section 2.6"
     re.IGNORECASE,
+)
+# In a list of definitions, an entry may name its term unquoted (the PDF set it in bold, and
+# the text layer has no quotes): "1.23 Field means any human use ...", "1.5 Biologics License
+# Application or BLA means ...", "1.15 Control (whether used as a noun or as a verb) or
+# Controlled means ...". Only at the start of a clause in a glossary, where nothing else opens.
+_UNQUOTED_WORD = r"[A-Z][\w’'&/-]*"
+_UNQUOTED_TERM = rf"{_UNQUOTED_WORD}(?:\s+(?:(?:of|and|for|in|on|to|the|by|with)\s+)?{_UNQUOTED_WORD}){{0,6}}"
+_UNQUOTED_ENTRY = re.compile(
+    rf"\A\s*(?:\(?[0-9A-Za-z]{{1,3}}(?:\.[0-9]+)*[.)]?\s+)?(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
+    rf"\s*(?:\([^()]{{0,60}}\)\s*)?(?:or\s+(?P<after_aside>{_UNQUOTED_TERM})\s*)?,?\s*(?P<verb>(?:shall\s+|will\s+)?{_VERB})"
 )
 _MORE_TERMS = re.compile(rf"[{_OPEN}]([A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
 _MAX_TERM_WORDS = 8
@@ -181,6 +192,11 @@ def find_definitions(text: str, glossary: bool = False) -> list[FoundDefinition]
                 (_CLOSING_PARENTHESIS, Strength.INLINE), (_UNQUOTED_PARENTHESISED, Strength.INLINE)]
     if glossary:
         patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
+    if glossary and (entry := _UNQUOTED_ENTRY.match(text)):
+        strength = Strength.POINTER if _POINTS_ELSEWHERE.match(text, entry.start("verb")) else Strength.EXPLICIT
+        for group in ("term0", "alternative", "after_aside"):
+            if entry.group(group):
+                add(entry.group(group), entry.start(group), strength)
     for pattern, strength in patterns:
         for match in pattern.finditer(text):
             points_elsewhere = pattern is _MEANS and _POINTS_ELSEWHERE.match(text, _after_terms(match))
