@@ -96,6 +96,8 @@ def test_definition_forms(text, terms):
         ("1.5 Biologics License Application or BLA means a request for permission", ["Biologics License Application", "BLA"]),
         ("1.15 Control (whether used as a noun or as a verb) or Controlled means the possession", ["Control", "Controlled"]),
         ("(c) ADVERTISING means all banners and links", ["Advertising"]),
+        ("Net Sales means the gross amount invoiced", ["Net Sales"]),  # no number: its first word is the term's
+        ("iv. Day Rate means the rate per day", ["Day Rate"]),
         ("1.1 In this Agreement the following words shall have the meanings set out below", []),  # the list's lead-in
         ("1.2 Headings shall not affect the interpretation of this Agreement.", []),
     ],

@@ -93,8 +93,10 @@ _POINTS_ELSEWHERE = re.compile(
 # Controlled means ...". Only at the start of a clause in a glossary, where nothing else opens.
 _UNQUOTED_WORD = r"[A-Z][\w’'&/-]*"
 _UNQUOTED_TERM = rf"{_UNQUOTED_WORD}(?:\s+(?:(?:of|and|for|in|on|to|the|by|with)\s+)?{_UNQUOTED_WORD}){{0,6}}"
+# the entry's own number, never a word: "1.23", "(c)", "iv.", "A." ("Net Sales means" is all term)
+_ENTRY_NUMBER = r"(?:\(?\d+(?:\.\d+)*[.)]?|\((?:[A-Za-z]|[ivxlc]{1,5})\)|(?:[A-Za-z]|[ivxlc]{1,5})[.)])"
 _UNQUOTED_ENTRY = re.compile(
-    rf"\A\s*(?:\(?[0-9A-Za-z]{{1,3}}(?:\.[0-9]+)*[.)]?\s+)?(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
+    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
     rf"\s*(?:\([^()]{{0,60}}\)\s*)?(?:or\s+(?P<after_aside>{_UNQUOTED_TERM})\s*)?,?\s*(?P<verb>(?:shall\s+|will\s+)?{_VERB})"
 )
 _MORE_TERMS = re.compile(rf"[{_OPEN}]([A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
