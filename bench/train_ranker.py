@@ -146,16 +146,20 @@ class Fitted:
     def linked_rows(self, item: Collected, first: np.ndarray) -> np.ndarray:
         return np.column_stack([item.features, needed_by_probability(item.needers, first)])
 
-    def log_odds(self, item: Collected) -> np.ndarray:
+    def last_pass(self, item: Collected) -> tuple[Model, np.ndarray]:
+        """The model that decides and the standardised rows it reads."""
         if self.linked is None:
-            return self.model.decision_function((item.features - self.mean) / self.scale)
+            return self.model, (item.features - self.mean) / self.scale
         mean, scale, model = self.linked
-        return model.decision_function((self.linked_rows(item, self.first_pass(item)) - mean) / scale)
+        return model, (self.linked_rows(item, self.first_pass(item)) - mean) / scale
+
+    def log_odds(self, item: Collected) -> np.ndarray:
+        model, rows = self.last_pass(item)
+        return model.decision_function(rows)
 
     def probabilities(self, item: Collected) -> np.ndarray:
-        if self.linked is None:
-            return self.first_pass(item)
-        return 1.0 / (1.0 + np.exp(-np.clip(self.log_odds(item), -30.0, 30.0)))
+        model, rows = self.last_pass(item)
+        return model.predict_proba(rows)[:, 1]
 
 
 def style_of(question: Question) -> str:

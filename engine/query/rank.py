@@ -143,13 +143,13 @@ def needed_by(candidates: list[Candidate]) -> list[list[int]]:
     using the term it defines, citing it, holding it as a part, or being one of its parts.
     Whichever path the walk reached it by, these say which candidates its worth depends on."""
     place = {c.clause.clause_id: k for k, c in enumerate(candidates)}
-    needs = {EdgeType.DEFINES, EdgeType.PARENT_OF}  # out of it: the clauses using its term, its parts
-    needed = {EdgeType.REFERENCES, EdgeType.PARENT_OF}  # into it: the clauses citing it, its parent
+    to_needers = {EdgeType.DEFINES, EdgeType.PARENT_OF}  # edges out of it: to the clauses using its term, to its parts
+    from_needers = {EdgeType.REFERENCES, EdgeType.PARENT_OF}  # edges into it: from the clauses citing it, from its parent
     result = []
     for k, candidate in enumerate(candidates):
         graph, clause_id = candidate.graph, candidate.clause.clause_id
-        linked = [e.dst for e in graph.out_edges.get(clause_id, []) if e.type in needs]
-        linked += [e.src for e in graph.in_edges.get(clause_id, []) if e.type in needed]
+        linked = [e.dst for e in graph.out_edges.get(clause_id, []) if e.type in to_needers]
+        linked += [e.src for e in graph.in_edges.get(clause_id, []) if e.type in from_needers]
         result.append(sorted({place[i] for i in linked if i in place and place[i] != k}))
     return result
 
