@@ -134,7 +134,9 @@ def test_the_answerer_weighs_passages_by_likelihood_whatever_their_reading_order
     assert sorted(p.clause_id for p in ranked) == sorted(p.clause_id for p in retrieval.passages)
     # 5.1 "With Cause", then the definitions of the terms the question names, then by likelihood
     assert [p.ref for p in ranked[:5]] == ["5.1", '9.1 "Supplier Insolvency Event"', '9.1 "Insolvency Event"', "5.3", "8.11.2"]
-    assert ranked[0].score > ranked[3].score > ranked[4].score > ranked[1].score
+    # the named terms' definitions read second and third however likely: "Insolvency Event" is the least likely of the five
+    assert ranked[0].score > ranked[3].score > ranked[4].score > ranked[2].score
+    assert ranked[5].score >= ranked[6].score  # after them, by likelihood
     assert ranked != retrieval.passages  # here shorter clauses read before likelier ones
 
 
