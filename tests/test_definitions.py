@@ -115,7 +115,9 @@ def test_pointer_definitions_are_weakest():
     assert aside[0].strength is Strength.POINTER
     # "is defined in" points elsewhere, named or not: the preamble's (the "Effective Date") wins
     for text in ("“Annual Reports” is defined in Section 2.12.", "“Effective Date” is defined in the first paragraph of this Agreement.",
-                 "“Nomination” shall be as defined in Section 2.6."):
+                 "“Nomination” shall be as defined in Section 2.6.",
+                 "“Effective Date” shall have the meaning ascribed to it in the introductory paragraph above.",
+                 "“Product” has the meaning set forth in the Recitals."):
         assert find_definitions(text)[0].strength is Strength.POINTER
     assert find_definitions("The term “Complaints” as used in this Section 10.3 means any")[0].strength is Strength.EXPLICIT
 
@@ -139,6 +141,8 @@ def test_a_cuad_glossary_of_unquoted_terms_defines_each_and_reaches_its_users():
     assert defined["Field"] == "1.23" and defined["Territory"] == "1.69" and defined["Competitor"] == "1.12"
     assert defined["Biologics License Application"] == defined["BLA"] == "1.5"
     assert defined["Damages"] == "9.4.3"  # "1.16 Damages shall have the meaning ascribed to it in Section 9.4.3."
+    # "1.20 Effective Date shall have the meaning ascribed to it in the introductory paragraph above": the opening paragraph defines it
+    assert defined["Effective Date"] == "LICENSE AND DEVELOPMENT AGREEMENT"
     users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Territory"}
     assert "2.1.1" in users  # the licence grant: "... Commercialize the Licensed Products in the Field in the Territory"
 

@@ -83,7 +83,8 @@ _GLOSSARY_CUE = re.compile(
 # "X" has the meaning given to it in Clause 5.1 / set forth in Section 2.2 / is defined in ...
 _POINTS_ELSEWHERE = re.compile(
     rf"\s*,?\s*{_AS_USED}(?:(?:shall\s+)?ha(?:s|ve)\s+the\s+(?:respective\s+)?meanings?\s+(?:given|set\s+(?:forth|out)|assigned|ascribed|specified|provided)"
-    r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§)"
+    r"[^.;]{0,60}?\b(?:in|under|by)\s+(?:Section|Clause|Article|Paragraph|Schedule|Exhibit|§"
+    r"|the\s+(?:introductory\s+paragraph|first\s+paragraph|preamble|recitals?)\b)"  # "... ascribed to it in the introductory paragraph"
     r"|(?:is|are|shall\s+be)\s+(?:as\s+)?defined\s+in\b)",  # "is defined in the preamble", "... in Section 2.6"
     re.IGNORECASE,
 )
