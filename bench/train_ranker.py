@@ -85,7 +85,7 @@ from engine.logistic import StandardisedLogistic
 from engine.query.meaning import QuestionModel
 from engine.query.query_adapter import MODEL_FILE as ADAPTER_MODEL
 from engine.query.query_adapter import use_query_adapter
-from engine.query.rank import FEATURES, LINKED_FEATURES, MODEL_FILE, candidate_features, in_order, needed_by, needed_by_probability
+from engine.query.rank import FEATURES, LINKED_FEATURES, MODEL_FILE, candidate_features, in_order, linked_rows, needed_by
 from engine.query.select import select, to_passage
 from engine.service import Library
 from engine.text.normalise import normalise
@@ -144,7 +144,7 @@ class Fitted:
         return self.model.predict_proba((item.features - self.mean) / self.scale)[:, 1]
 
     def linked_rows(self, item: Collected, first: np.ndarray) -> np.ndarray:
-        return np.column_stack([item.features, needed_by_probability(item.needers, first)])
+        return linked_rows(item.features, item.needers, first)
 
     def last_pass(self, item: Collected) -> tuple[Model, np.ndarray]:
         """The model that decides and the standardised rows it reads."""

@@ -159,6 +159,12 @@ def needed_by_probability(needers: list[list[int]], probabilities: np.ndarray) -
     return np.array([max((float(probabilities[j]) for j in js), default=0.0) for js in needers])
 
 
+def linked_rows(matrix: np.ndarray, needers: list[list[int]], first_pass: np.ndarray) -> np.ndarray:
+    """The second pass's rows (`LINKED_FEATURES`): each candidate's features and the first
+    pass's probability for its likeliest needer; the engine and bench/train_ranker.py build them alike."""
+    return np.column_stack([matrix, needed_by_probability(needers, first_pass)])
+
+
 def _nearest_part(scope: SearchScope) -> Callable[[str], tuple[float, float]]:
     """Clause id -> its best cosine with one of the question's parts, and its best log rank by
     one of them: the term clause is near "how long does it run" though far from the whole
@@ -286,8 +292,7 @@ class LearnedRanker:
             return np.zeros(0)
         logits = self.trees.log_odds_rows(matrix) if self.trees is not None else self.logistic.log_odds(matrix)
         if self.linked is not None:
-            needed = needed_by_probability(needers, _sigmoid(logits))
-            logits = self.linked.log_odds(np.column_stack([matrix, needed]))
+            logits = self.linked.log_odds(linked_rows(matrix, needers, _sigmoid(logits)))
         return _sigmoid(logits)
 
     def score(
