@@ -131,6 +131,9 @@ class AbstainSettings(_Section):
     weights: dict[str, float] = Field(description="feature -> logistic weight")
     bias: float = Field(description="logistic intercept")
     threshold: float = Field(ge=0, le=1, description="below this probability of support the answer is 'Not found'")
+    nda_threshold: float | None = Field(
+        ge=0, le=1, description="the threshold for a question about an NDA's terms, chosen against their own targets (null: `threshold`)"
+    )
     fitted_on: str = Field(description="the question file the model was fitted on")
     top_passages: int = Field(ge=1, description="passages whose clauses the features look at")
 

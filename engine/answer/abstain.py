@@ -33,6 +33,7 @@ FEATURES = (
 )
 #: Categories every contract states (its name, its parties, its date), recognised by meaning.
 STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
+NDA_KIND = 0.5  # a question whose NDA-term probability reaches this is about an NDA's terms
 
 
 def support(calibration: AbstainSettings, features: dict[str, float]) -> float:
@@ -126,5 +127,16 @@ def decide(evidence: Evidence) -> tuple[bool, float]:
     if not evidence.retrieval.passages:
         return True, 0.0
     calibration = evidence.settings.abstain
-    probability = support(calibration, features(evidence))
-    return probability < calibration.threshold, probability
+    found = features(evidence)
+    probability = support(calibration, found)
+    return probability < threshold(calibration, found), probability
+
+
+def threshold(calibration: AbstainSettings, features: dict[str, float]) -> float:
+    """The threshold for this kind of question: an NDA's term (the question model puts most of
+    its probability on ContractNLI's hypotheses) has its own when one was chosen. Its evidence
+    nearly always speaks of confidential information, so the support of an answer the NDA does
+    not give runs higher than a missing commercial clause's."""
+    if calibration.nda_threshold is not None and features["nda_term"] >= NDA_KIND:
+        return calibration.nda_threshold
+    return calibration.threshold
