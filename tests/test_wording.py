@@ -128,3 +128,26 @@ def test_an_nda_term_asked_in_other_words_is_found_and_one_the_nda_lacks_is_not(
     assert told.plan.categories[0].category == "NDA: Notice on compelled disclosure"
     assert not told.answer.abstained and told.answer.citations[0].ref == ref
     assert sample_library.ask("Is the recipient barred from reverse engineering prototypes or samples?", doc).answer.abstained
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Is the recipient barred from reverse engineering prototypes or samples?", "nda"),
+    ("May the recipient share confidential information with its employees?", "nda"),
+    ("Which law governs this agreement?", "contract"),
+    ("Can the contract be assigned?", "contract"),
+])
+def test_an_nda_term_is_decided_against_the_nda_threshold(sample_library, question, kind):
+    """Whether a question asks for an NDA's term comes from the question model's guess, not its
+    words, and such a question abstains below its own threshold (issue 16's targets differ)."""
+    from engine.answer import abstain
+    from engine.answer.evidence import Evidence
+    from models.retrieval import Mode
+
+    doc = [sample_library.find(MUTUAL_NDA.name).doc_id]
+    retrieval = sample_library.engine.run(question, doc, mode=Mode.GRAPH, answer=False).retrieval
+    found = abstain.features(Evidence.gather(retrieval, sample_library.scope(doc), sample_library.settings.answer))
+    calibration = sample_library.settings.answer.abstain
+    assert calibration.nda_threshold is not None and calibration.nda_threshold != calibration.threshold
+    expected = calibration.nda_threshold if kind == "nda" else calibration.threshold
+    assert abstain.threshold(calibration, found) == expected
+    assert abstain.threshold(calibration.model_copy(update={"nda_threshold": None}), found) == calibration.threshold

@@ -5,9 +5,10 @@ say what was asked. The features are cheap facts about the evidence (how much of
 question's rarer words the best sentence and the whole scope contain, how similar the top
 clause is, whether a clause of the question's type exists in scope at all). A model over
 them, fitted on the phrasing sample and ContractNLI dev by `bench/calibrate_abstain.py`,
-turns them into a probability of support; below the threshold the answerer abstains. The
-model (boosted trees in a file beside this one, or logistic weights) and its threshold are
-settings (`answer.abstain` of the preset), written by that script.
+turns them into a probability of support; below the threshold the answerer abstains. A
+question about an NDA's terms may have a threshold of its own (`threshold`). The model (boosted
+trees in a file beside this one, or logistic weights) and its thresholds are settings
+(`answer.abstain` of the preset), written by that script.
 """
 
 from __future__ import annotations
