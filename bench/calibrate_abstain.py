@@ -11,9 +11,9 @@ For every question: retrieve (graph mode, as the app does) and compute the absta
 by the question model trained without its style, so the meaning features are out of sample.
 With `--presence-folds DIR` (bench/train_presence.py --folds-out) each question's contract is
 read by the presence fold model that never read its labels, so the category features are as
-sure as a new contract's. Read by a model trained on their labels instead, the measured
-questions. false-abstain was 0.034 on the CUAD phrasings against 0.115 held out (stop 52): the
-decision learnt to trust the presence scores far more than they deserve on a new contract.
+sure as a new contract's. Read by a model trained on their labels instead, the CUAD phrasings'
+false-abstain was 0.034 against 0.115 held out (stop 52): a decision fitted so trusts the
+presence scores far more than they deserve on a new contract.
 
 Cross-validation: the questions are grouped by wording style and by contract (three folds of
 contracts). For each held-out (style, contract fold) a model is fitted on the other
@@ -33,8 +33,9 @@ the same held-out support against a sweep of thresholds.
 
 `--training-questions` (bench/phrasings/build.py's training-only phrasings) are only trained
 on, one in `--training-every` of them, and only those over contracts no measured question asks
-about; `--presence-folds` scores their contracts too, and `--query-adapter-folds DIR` moves them with the query adapter
-fitted without their contract (the adapter was fitted on these very questions). They widen
+about; `--presence-folds` scores their contracts too, and `--query-adapter-folds DIR` moves
+them with the query adapter fitted without their contract (the adapter was fitted on these
+very questions). They widen
 the wordings and the contracts the decision learns from. The shipped decision learnt from one in
 four of them (2,237). All 8,767 (stop 43) ranked the measured questions a little better held out,
 in every style and set (AUC 0.942 -> 0.945; ContractNLI 0.894 -> 0.900, multi-hop 0.648 -> 0.680),
