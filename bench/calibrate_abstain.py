@@ -24,8 +24,8 @@ false-abstain <= 0.15; the best balanced accuracy if none meets both), and appli
 held-out questions. `--per-kind` chooses one threshold per kind of question instead, each
 against its own targets: a contract's clauses as above, an NDA's terms (the question model
 puts most of its probability on ContractNLI's hypotheses) abstain recall >= 0.80 and
-false-abstain <= 0.20, issue 16's targets for ContractNLI. The
-figures printed per style are those held-out decisions: no question is decided by a model
+false-abstain <= 0.20, issue 16's targets for ContractNLI (measured in stop 52 and not in the
+default preset: see `threshold` in engine/answer/abstain.py). The figures printed per style are those held-out decisions: no question is decided by a model
 that saw its wording or its contract. Questions in no style (the multi-hop sets, each in a
 wording of its own, most about no CUAD category) are held out by contract alone: a model
 trained on the other contracts' questions of that kind decides them. The curve per style is
