@@ -3,7 +3,8 @@
 A contract that lacks a clause still yields top-k passages; the question is whether they
 say what was asked. The features are cheap facts about the evidence (how much of the
 question's rarer words the best sentence and the whole scope contain, how similar the top
-clause is, whether a clause of the question's type exists in scope at all). A model over
+clause is, whether a clause of the question's type exists in scope at all, whether the
+contract's presence flag says it has the kind of clause asked about). A model over
 them, fitted on the phrasing sample and ContractNLI dev by `bench/calibrate_abstain.py`,
 turns them into a probability of support; below the threshold the answerer abstains. A
 question about an NDA's terms may have a threshold of its own (see `threshold`). The model (boosted
@@ -30,7 +31,7 @@ FEATURES = (
     "best_sentence", "best_clause", "scope_coverage", "top_similarity", "topic_in_scope", "topic_on_top", "keyword_first",
     "contract_fact", "rarest_on_top", "missing_rare", "heading_match", "all_words_on_top",
     "category_probability", "category_found", "category_evidence", "stated_by_meaning", "nda_term", "category_prior",
-    "category_stated",
+    "category_stated", "category_in_scope",
 )
 #: Categories every contract states (its name, its parties, its date), recognised by meaning.
 STATED_CATEGORIES = {"Document Name", "Parties", "Agreement Date"}
@@ -91,7 +92,7 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
     if not guesses:
         return {
             "category_probability": 0.0, "category_found": 0.0, "category_evidence": 0.0, "stated_by_meaning": 0.0,
-            "nda_term": 0.0, "category_prior": 0.5, "category_stated": 0.0,
+            "nda_term": 0.0, "category_prior": 0.5, "category_stated": 0.0, "category_in_scope": 0.5,
         }
     found = [_category_found(evidence, g, sentences) for g in guesses]
     return {
@@ -109,6 +110,9 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
         # has the category (chosen per category by cross-validation when it was trained): its raw
         # probabilities are not comparable, a 0.5 is sure of one category and unsure of another
         "category_stated": sum(g.probability for g, f in zip(guesses, found) if evidence.reaches_threshold(g.category, f)),
+        # the same, anywhere in the contract: its presence flag for the category ("this NDA says
+        # nothing of returning the information"), whatever the search put on top
+        "category_in_scope": sum(g.probability * evidence.scope_states(g.category) for g in guesses) / (sum(g.probability for g in guesses) or 1.0),
     }
 
 

@@ -108,6 +108,18 @@ class Evidence:
         """Whether the presence classifier puts `sentence` in `category` (its own threshold)."""
         return self.reaches_threshold(category, self.category_score(sentence, category))
 
+    def scope_states(self, category: str) -> float:
+        """Whether a contract in scope has `category` by its presence flag: its best sentence
+        anywhere, not only among the passages retrieval put on top, reaches the category's
+        threshold (1 or 0; 0.5 for a category the presence model does not know, such as the
+        governing law). What the top passages say depends on the search; the flag does not."""
+        model = presence_model()
+        if category not in model.categories:
+            return 0.5
+        column = model.categories.index(category)
+        stated = any(self.reaches_threshold(category, float(g.category_scores[:, column].max(initial=0.0))) for g in self.graphs.values())
+        return 1.0 if stated else 0.0
+
     @staticmethod
     def reaches_threshold(category: str, score: float | None) -> bool:
         """Whether a presence score is one at which the classifier says a contract has `category`."""
