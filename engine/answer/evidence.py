@@ -12,7 +12,8 @@ from functools import cached_property
 
 import numpy as np
 
-from engine.fields.presence import contract_sentences, presence_model
+from engine.fields.doctype import NON_DISCLOSURE
+from engine.fields.presence import NDA_PREFIX, contract_sentences, presence_model
 from engine.store.graphcache import DocGraph
 from engine.answer.question_words import QuestionWords
 from engine.settings import AnswerSettings
@@ -111,13 +112,18 @@ class Evidence:
     def scope_states(self, category: str) -> float:
         """Whether a contract in scope has `category` by its presence flag: its best sentence
         anywhere, not only among the passages retrieval put on top, reaches the category's
-        threshold (1 or 0; 0.5 for a category the presence model does not know, such as the
-        governing law). What the top passages say depends on the search; the flag does not."""
+        threshold. 1 or 0; 0.5 when no flag can say: a category the presence model does not know
+        (the governing law), or an NDA's term asked of a contract that is no NDA (those columns
+        were learnt from NDAs alone). What the top passages say depends on the search; the flag
+        does not."""
         model = presence_model()
-        if category not in model.categories:
+        graphs = list(self.graphs.values())
+        if category.startswith(NDA_PREFIX):
+            graphs = [g for g in graphs if g.contract_type == NON_DISCLOSURE]
+        if category not in model.categories or not graphs:
             return 0.5
         column = model.categories.index(category)
-        stated = any(self.reaches_threshold(category, float(g.category_scores[:, column].max(initial=0.0))) for g in self.graphs.values())
+        stated = any(self.reaches_threshold(category, float(g.category_scores[:, column].max(initial=0.0))) for g in graphs)
         return 1.0 if stated else 0.0
 
     @staticmethod

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from models.clause import Clause
+
 # Families analysts group contracts by, most specific first.
 FAMILIES = [
     ("joint venture", "Joint Venture"), ("strategic alliance", "Strategic Alliance"), ("non-disclosure", "Non-Disclosure"),
@@ -27,6 +29,14 @@ FAMILIES = [
 _WORD = re.compile(r"[a-z]+")
 _TYPO_MIN_CUE = 6  # shorter cues ("sale", "agent") are too close to ordinary words to match loosely
 _TYPO_RATIO = 0.85
+
+
+NON_DISCLOSURE = "Non-Disclosure"  # the family whose terms ContractNLI asks about (the presence model's "NDA: ..." columns)
+
+
+def contract_type(title: str, clauses: list[Clause]) -> str:
+    """A contract's family, read from its title and its first clauses' words."""
+    return document_type(title, " ".join(c.text for c in sorted(clauses, key=lambda c: c.order)[:4]))
 
 
 def document_type(title: str, opening: str = "") -> str:

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from engine.fields.dates import agreement_date, effective_date, short_date
-from engine.fields.doctype import document_type
+from engine.fields.doctype import contract_type
 from engine.fields.jurisdiction import jurisdiction_in
 from engine.fields.parties import parties_in
 from engine.fields.presence import EVIDENCE_SENTENCES, contract_sentences, presence_model
@@ -31,7 +31,7 @@ def extract_fields(doc_id: str, clauses: list[Clause], title: str = "") -> Contr
     made = _dated(opening)
     ending, renewal = expiration_in(sentences, opening[1] if opening else None), renewal_in(sentences)
     return ContractFields(
-        doc_id=doc_id, title=title, document_type=document_type(title, " ".join(c.text for c in ordered[:4])), parties=parties,
+        doc_id=doc_id, title=title, document_type=contract_type(title, ordered), parties=parties,
         governing_law=_governing_law(sentences), agreement_date=made, effective_date=_dated(effective_date(sentences)) or made,
         expiration=_value(*ending) if ending else None, renewal_term=_value(*renewal) if renewal else None,
         presence=_presence(sentences),

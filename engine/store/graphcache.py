@@ -104,6 +104,13 @@ class DocGraph:
         return scored[1]
 
     @cached_property
+    def contract_type(self) -> str:
+        """The agreement family ("Non-Disclosure", "License"), as the contract's fields report it."""
+        from engine.fields.doctype import contract_type
+
+        return contract_type(self.document.title, self.clauses)
+
+    @cached_property
     def party_names(self) -> list[set[str]]:
         """Each party's name words, as the opening sentence introduces it (lower case)."""
         from engine.fields.parties import name_words, parties_in
