@@ -152,8 +152,6 @@ def test_a_preset_can_decide_an_nda_term_against_a_threshold_of_its_own(sample_l
     assert abstain.threshold(calibration, found) == (0.51 if kind == "nda" else shipped.threshold)
 
 
-
-
 @pytest.mark.parametrize(("contracts", "question", "term", "stated"), [
     ([HIGHWAYS_NDA, MUTUAL_NDA], "Is the recipient barred from reverse engineering prototypes or samples?", "NDA: No reverse engineering", 0.0),
     ([HIGHWAYS_NDA, MUTUAL_NDA], "Does the recipient have to tell the discloser before giving information to a court?",

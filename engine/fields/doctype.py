@@ -29,8 +29,6 @@ FAMILIES = [
 _WORD = re.compile(r"[a-z]+")
 _TYPO_MIN_CUE = 6  # shorter cues ("sale", "agent") are too close to ordinary words to match loosely
 _TYPO_RATIO = 0.85
-
-
 NON_DISCLOSURE = "Non-Disclosure"  # the family whose terms ContractNLI asks about (the presence model's "NDA: ..." columns)
 
 
