@@ -309,3 +309,5 @@ def test_the_kind_of_agreement_is_a_family_never_leftover_title_words():
     assert document_type("NETWORK AFFLIATE AGREEMENT") == "Affiliate"  # misspelt in the filing
     assert document_type("NOVEMBER 1, 2002, RATE FT-A AGREEMENT", "This agreement for firm transportation service ...") == "Transportation"
     assert document_type("JIANGSU TELECOM AGREEMENT") == document_type("FORM OF") == ""  # a party's name is not a kind
+    # ContractNLI's NDA 37: its title, without the hyphen, then a project named in the opening
+    assert document_type("NON DISCLOSURE AGREEMENT", "PRICE BENCHMARKING SERVICES REFERENCE NUMBER RM 1160") == "Non-Disclosure"

@@ -16,7 +16,7 @@ from models.clause import Clause
 # Families analysts group contracts by, most specific first.
 FAMILIES = [
     ("joint venture", "Joint Venture"), ("strategic alliance", "Strategic Alliance"), ("non-disclosure", "Non-Disclosure"),
-    ("nondisclosure", "Non-Disclosure"), ("confidentiality", "Non-Disclosure"), ("co-branding", "Co-Branding"),
+    ("non disclosure", "Non-Disclosure"), ("nondisclosure", "Non-Disclosure"), ("confidentiality", "Non-Disclosure"), ("co-branding", "Co-Branding"),
     ("cobranding", "Co-Branding"), ("co-promotion", "Promotion"), ("franchise", "Franchise"), ("distribut", "Distributor"),
     ("resell", "Reseller"), ("licens", "License"), ("licenc", "License"), ("hosting", "Hosting"), ("outsourc", "Outsourcing"),
     ("maintenance", "Maintenance"), ("support", "Maintenance"), ("development", "Development"), ("collaborat", "Collaboration"),
