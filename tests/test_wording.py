@@ -140,12 +140,8 @@ def test_a_preset_can_decide_an_nda_term_against_a_threshold_of_its_own(sample_l
     """Whether a question asks for an NDA's term comes from the question model's guess, not its
     words; a preset that sets `nda_threshold` decides such a question against it."""
     from engine.answer import abstain
-    from engine.answer.evidence import Evidence
-    from models.retrieval import Mode
 
-    doc = [sample_library.find(MUTUAL_NDA.name).doc_id]
-    retrieval = sample_library.engine.run(question, doc, mode=Mode.GRAPH, answer=False).retrieval
-    found = abstain.features(Evidence.gather(retrieval, sample_library.scope(doc), sample_library.settings.answer))
+    found = abstain.features(_evidence(sample_library, question, MUTUAL_NDA))
     shipped = sample_library.settings.answer.abstain
     assert shipped.nda_threshold is None and abstain.threshold(shipped, found) == shipped.threshold  # one threshold by default
     calibration = shipped.model_copy(update={"nda_threshold": 0.51})
@@ -165,14 +161,20 @@ def test_the_abstain_decision_reads_whether_the_contract_states_the_term_at_all(
     No flag says for a governing law (no presence model knows it) or for an NDA's term asked of
     the G-Cloud framework, which is no NDA (those columns were learnt from NDAs alone): 0.5."""
     from engine.answer import abstain
+
+    for contract in contracts:
+        evidence = _evidence(sample_library, question, contract)
+        assert [g.contract_type for g in evidence.graphs.values()] == ["Framework" if contract is GCLOUD else "Non-Disclosure"]
+        assert evidence.retrieval.plan.categories[0].category == term and evidence.presence_flag(term) == stated
+        assert abstain.features(evidence)["category_in_scope"] == pytest.approx(stated, abs=0.03)
+        assert abstain.decide(evidence)[0] == (stated == 0.0)  # Not found for the term the NDA lacks, an answer otherwise
+
+
+def _evidence(library, question: str, contract):
+    """The evidence the abstain decision reads for `question` asked of one sample contract."""
     from engine.answer.evidence import Evidence
     from models.retrieval import Mode
 
-    for contract in contracts:
-        doc = [sample_library.find(contract.name).doc_id]
-        retrieval = sample_library.engine.run(question, doc, mode=Mode.GRAPH, answer=False).retrieval
-        evidence = Evidence.gather(retrieval, sample_library.scope(doc), sample_library.settings.answer)
-        assert [g.contract_type for g in evidence.graphs.values()] == ["Framework" if contract is GCLOUD else "Non-Disclosure"]
-        assert retrieval.plan.categories[0].category == term and evidence.scope_states(term) == stated
-        assert abstain.features(evidence)["category_in_scope"] == pytest.approx(stated, abs=0.03)
-        assert abstain.decide(evidence)[0] == (stated == 0.0)  # Not found for the term the NDA lacks, an answer otherwise
+    doc = [library.find(contract.name).doc_id]
+    retrieval = library.engine.run(question, doc, mode=Mode.GRAPH, answer=False).retrieval
+    return Evidence.gather(retrieval, library.scope(doc), library.settings.answer)

@@ -112,7 +112,7 @@ def meaning_features(evidence: Evidence, sentences: list[Sentence]) -> dict[str,
         "category_stated": sum(g.probability for g, f in zip(guesses, found) if evidence.reaches_threshold(g.category, f)),
         # the same, anywhere in the contract: its presence flag for the category ("this NDA says
         # nothing of returning the information"), whatever the search put on top
-        "category_in_scope": sum(g.probability * evidence.scope_states(g.category) for g in guesses) / (sum(g.probability for g in guesses) or 1.0),
+        "category_in_scope": sum(g.probability * evidence.presence_flag(g.category) for g in guesses) / (sum(g.probability for g in guesses) or 1.0),
     }
 
 

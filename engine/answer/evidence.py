@@ -109,7 +109,7 @@ class Evidence:
         """Whether the presence classifier puts `sentence` in `category` (its own threshold)."""
         return self.reaches_threshold(category, self.category_score(sentence, category))
 
-    def scope_states(self, category: str) -> float:
+    def presence_flag(self, category: str) -> float:
         """Whether a contract in scope has `category` by its presence flag: its best sentence
         anywhere, not only among the passages retrieval put on top, reaches the category's
         threshold. 1 or 0; 0.5 when no flag can say: a category the presence model does not know
