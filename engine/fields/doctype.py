@@ -13,10 +13,12 @@ from difflib import SequenceMatcher
 
 from models.clause import Clause
 
+NON_DISCLOSURE = "Non-Disclosure"  # the family whose terms ContractNLI asks about (the presence model's "NDA: ..." columns)
+
 # Families analysts group contracts by, most specific first.
 FAMILIES = [
-    ("joint venture", "Joint Venture"), ("strategic alliance", "Strategic Alliance"), ("non-disclosure", "Non-Disclosure"),
-    ("non disclosure", "Non-Disclosure"), ("nondisclosure", "Non-Disclosure"), ("confidentiality", "Non-Disclosure"), ("co-branding", "Co-Branding"),
+    ("joint venture", "Joint Venture"), ("strategic alliance", "Strategic Alliance"), ("non-disclosure", NON_DISCLOSURE),
+    ("non disclosure", NON_DISCLOSURE), ("nondisclosure", NON_DISCLOSURE), ("confidentiality", NON_DISCLOSURE), ("co-branding", "Co-Branding"),
     ("cobranding", "Co-Branding"), ("co-promotion", "Promotion"), ("franchise", "Franchise"), ("distribut", "Distributor"),
     ("resell", "Reseller"), ("licens", "License"), ("licenc", "License"), ("hosting", "Hosting"), ("outsourc", "Outsourcing"),
     ("maintenance", "Maintenance"), ("support", "Maintenance"), ("development", "Development"), ("collaborat", "Collaboration"),
@@ -29,7 +31,6 @@ FAMILIES = [
 _WORD = re.compile(r"[a-z]+")
 _TYPO_MIN_CUE = 6  # shorter cues ("sale", "agent") are too close to ordinary words to match loosely
 _TYPO_RATIO = 0.85
-NON_DISCLOSURE = "Non-Disclosure"  # the family whose terms ContractNLI asks about (the presence model's "NDA: ..." columns)
 
 
 def contract_type(title: str, clauses: list[Clause]) -> str:
