@@ -226,6 +226,14 @@ def held_out_support(fit, x: np.ndarray, y: np.ndarray, folds: np.ndarray) -> np
     return support
 
 
+def breakdown(title: str, column: str, labels: np.ndarray, names: list[str], abstain: np.ndarray, y: np.ndarray) -> None:
+    """Abstain recall and false-abstain of the questions under each of `names` in `labels`."""
+    print(f"\n{title}: {column:14} {'n':>6} {'abstain recall':>15} {'false-abstain':>14}")
+    for name in names:
+        rows = labels == name
+        print(f"{'':{len(title) + 2}}{name:14} {int(rows.sum()):>6} {float(abstain[rows & (y == 0)].mean()):>15.3f} {float(abstain[rows & (y == 1)].mean()):>14.3f}")
+
+
 def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray) -> None:
     """The measured questions' held-out decisions."""
     measured = data["measured"]
@@ -246,16 +254,9 @@ def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray
           f"{min(v[0] for v in groups.values()):.3f} ({min(groups, key=lambda s: groups[s][0])}), false-abstain "
           f"{max(v[1] for v in groups.values()):.3f} ({max(groups, key=lambda s: groups[s][1])})")
     sources = np.array([question_id.split("-", 1)[0] for question_id in data["ids"]])  # cuad-dev-..., cnli-dev/...
-    kind = kinds(data["x"])
-    print(f"\nby kind (the question model's guess): {'kind':14} {'n':>6} {'abstain recall':>15} {'false-abstain':>14}")
-    for name in TARGETS:
-        rows = kind == name
-        print(f"{'':38}{name:14} {int(rows.sum()):>6} {float(abstain[rows & (y == 0)].mean()):>15.3f} {float(abstain[rows & (y == 1)].mean()):>14.3f}")
+    breakdown("by kind (the question model's guess)", "kind", kinds(data["x"]), list(TARGETS), abstain, y)
     if len(set(sources)) > 1:
-        print(f"\nby question set: {'set':14} {'n':>6} {'abstain recall':>15} {'false-abstain':>14}")
-        for source in sorted(set(sources)):
-            rows = sources == source
-            print(f"{'':16}{source:14} {int(rows.sum()):>6} {float(abstain[rows & (y == 0)].mean()):>15.3f} {float(abstain[rows & (y == 1)].mean()):>14.3f}")
+        breakdown("by question set", "set", sources, sorted(set(sources)), abstain, y)
     print("\ntrade-off of the held-out support per style: abstain recall / false-abstain at each threshold")
     thresholds = np.round(np.arange(0.1, 0.91, 0.1), 2)
     print(f"{'style':10} " + " ".join(f"{t:>11.1f}" for t in thresholds))
@@ -331,10 +332,11 @@ def main() -> int:
     # on the deciding model's held-out support, cross-validated above
     thresholds = choose_thresholds(support, judged, x[measured], args.per_kind)
     threshold = thresholds["contract"]
+    kind = kinds(x[measured])
     for name, value in thresholds.items():
-        rows = kinds(x[measured]) == name
+        recall, false = rates(support[kind == name], judged[kind == name], value)
         print(f"{args.model} threshold for {name} questions {value:.2f}, chosen on its held-out support (abstain recall "
-              f"{rates(support[rows], judged[rows], value)[0]:.3f}, false-abstain {rates(support[rows], judged[rows], value)[1]:.3f} there)")
+              f"{recall:.3f}, false-abstain {false:.3f} there)")
     if args.write:
         trees = None
         if args.model == "trees":
