@@ -80,6 +80,9 @@ def test_gcloud_glossary_rows_define_terms(gcloud):
         ("notice within thirty days (such period, the “Negotiation Period”). If no", ["Negotiation Period"]),
         ("with applicable Law (collectively, (i) and (ii), the “Service Standard”). Subject to", ["Service Standard"]),
         ("1.1 “Affiliate” of a Party means any entity that controls", ["Affiliate"]),
+        # a term may open with one small letter before a capital
+        ("2.4 “Current Good Manufacturing Practices” or “cGMP(s)” shall mean the standards", ["Current Good Manufacturing Practices", "cGMP"]),
+        ('the "eBay Customer" means a person who buys', ["eBay Customer"]),
         ("“Products” includes all goods sold by Supplier.", []),  # "includes" never defines
         ("the words “include” and cognate expressions", []),  # not capitalised: not a term
     ],
@@ -131,6 +134,20 @@ def test_a_definition_said_as_used_in_this_agreement_beats_the_pointer_to_it():
     assert defined["Confidential Information"] == "9.2"
     users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Confidential Information"}
     assert {"9.1", "1.10"} <= users  # the secrecy duty reaches its definition in one step
+
+
+@needs_shared_data
+def test_a_term_opening_with_a_small_letter_is_defined_and_its_chain_reaches_the_answer():
+    # 2.4 "Current Good Manufacturing Practices" or "cGMP(s)" shall mean the standards required by
+    # the Regulatory Authority ...: the warranty (5.2) promises cGMP, whose definition names the
+    # authority whose standards count (2.12)
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf")
+    defined = {d.term: d.ref for d in contract.graph.definitions}
+    assert defined["Current Good Manufacturing Practices"] == defined["cGMP"] == "2.4"
+    assert defined["Regulatory Authority"] == "2.12"
+    defines = {(e.src_ref, e.label, e.dst_ref) for e in contract.edges("DEFINES")}
+    assert ("2.4", "cGMP", "5.2") in defines
+    assert ("2.12", "Regulatory Authority", "2.4") in defines
 
 
 @needs_shared_data

@@ -1,7 +1,8 @@
 """Find defined terms and where they are used.
 
-A term is defined by a quoted, capitalised phrase in one of two forms (or, opening an entry
-of a list of definitions, an unquoted one: "1.23 Field means ..."):
+A term is defined by a quoted, capitalised phrase ("cGMP" and "eBay Customer" count: one small
+letter before a capital) in one of two forms (or, opening an entry of a list of definitions, an
+unquoted one: "1.23 Field means ..."):
   - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
     refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
     the term holds said between: "X", as used in this Agreement, means ...
@@ -18,7 +19,11 @@ from enum import IntEnum
 
 _OPEN = "\"“‘'`"
 _CLOSE = "\"”’'"
-_QUOTED = rf"[{_OPEN}](?P<term{{n}}>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}?(?:\n[^{_OPEN}{_CLOSE}\n]{{1,60}}?){{0,3}})[{_CLOSE}]{{1,2}}"
+# A term opens with a capital or a digit, or with one small letter before a capital ("cGMP",
+# "eBay Customer", "kWh"): '"Current Good Manufacturing Practices" or "cGMP(s)" shall mean ...'
+# must define both, and the clauses that use "cGMP" need its definition.
+_TERM_START = r"(?:[A-Z0-9]|[a-z](?=[A-Z]))"
+_QUOTED = rf"[{_OPEN}](?P<term{{n}}>{_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,79}}?(?:\n[^{_OPEN}{_CLOSE}\n]{{1,60}}?){{0,3}})[{_CLOSE}]{{1,2}}"
 
 
 def _quoted(n: int) -> str:
@@ -39,7 +44,7 @@ _AS_USED = (  # "in this Section 10.3": a dot only between digits
 _OF_WHOM = r"(?:of\s+(?:a|an|any|either|each)\s+[A-Za-z]+\s*,?\s*)?"
 # "X" [, "Y" or "Z"] [(optional aside)] [as used herein | of a Party] means ...
 _MEANS = re.compile(
-    rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)"
+    rf"{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}]{_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)"
     rf"\s*,?\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*{_AS_USED}{_OF_WHOM}(?:shall\s+|will\s+)?(?:{_VERB}|:)",
 )
 _INLINE_LEAD = (
@@ -51,7 +56,7 @@ _INLINE_LEAD = (
 )
 # (the "X") or ("X" or "Y") -- the whole parenthesis is the definition
 _PARENTHESISED = re.compile(
-    rf"\(\s*{_INLINE_LEAD}{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}][A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)\s*[,;]?\s*(?:[^()]{{0,40}})?\)",
+    rf"\(\s*{_INLINE_LEAD}{_quoted(0)}(?P<more>(?:{_JOIN}[{_OPEN}]{_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,79}}[{_CLOSE}]){{0,4}}+)\s*[,;]?\s*(?:[^()]{{0,40}})?\)",
 )
 # "..., the "X")": a term closing a parenthesis after a comma names what the parenthesis
 # gathered, however the parenthesis began ("(collectively, (i) and (ii), the "Service Standard")")
@@ -100,7 +105,7 @@ _UNQUOTED_ENTRY = re.compile(
     rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
     rf"\s*(?:\([^()]{{0,60}}\)\s*)?(?:or\s+(?P<after_aside>{_UNQUOTED_TERM})\s*)?,?\s*(?P<verb>(?:shall\s+|will\s+)?{_VERB})"
 )
-_MORE_TERMS = re.compile(rf"[{_OPEN}]([A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
+_MORE_TERMS = re.compile(rf"[{_OPEN}]({_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
 _MAX_TERM_WORDS = 8
 
 
@@ -125,7 +130,7 @@ def normalise_term(raw: str) -> str | None:
     if term.lower().startswith("the "):
         term = term[4:]
     term = re.sub(r"\((?:s|es|ies)\)$", "", term, flags=re.IGNORECASE).strip()  # "CUSTOMER(S)", "Party(ies)"
-    if not term or not (term[0].isupper() or term[0].isdigit()):
+    if not term or not (term[0].isupper() or term[0].isdigit() or re.match(_TERM_START, term)):
         return None
     words = term.split()
     if len(words) > _MAX_TERM_WORDS or not any(c.isalpha() for c in term):
@@ -151,7 +156,7 @@ def _uncapitalise(term: str) -> str:
 
 
 # A line that opens a definition: "Affiliate" means ... / "Disclosing Party" has the meaning ...
-DEFINITION_OPENING = re.compile(rf"^[{_OPEN}]\s*(?P<term>[A-Z0-9][^{_OPEN}{_CLOSE}\n]{{0,80}}?)\s*[{_CLOSE}]{{1,2}}")
+DEFINITION_OPENING = re.compile(rf"^[{_OPEN}]\s*(?P<term>{_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,80}}?)\s*[{_CLOSE}]{{1,2}}")
 _DEFINING_VERB = re.compile(
     rf"\s*+(?:[,;]?\s*+(?:or|and)?\s*+(?:the\s+)?[{_OPEN}][^{_OPEN}{_CLOSE}]{{1,80}}[{_CLOSE}]\s*+)*+(?:\([^()]{{0,60}}\)\s*)?[,:]?\s*"
     rf"(?:(?:shall|will)\s+)?(?:{_VERB}|:|[-–—])",
