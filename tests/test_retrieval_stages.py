@@ -17,7 +17,7 @@ from engine.query.walk import walk
 from engine.settings import RetrievalSettings
 from models.plan import Filters
 from models.retrieval import Mode, Step, Why
-from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data
 
 
 @pytest.fixture(scope="module")
@@ -212,3 +212,22 @@ def test_definitions_used_inside_used_definitions_are_candidates_down_the_chain(
         'defines “Services” used in 9.1 "Call-Off Contract", which defines “Call-Off Contract” used in 4.5.3 (2 hops)'
     )
     assert '9.1 "Services"' not in chained(False)
+
+
+@needs_shared_data
+def test_a_chain_runs_through_a_numbered_entry_of_the_definitions(tmp_path):
+    """FUSION's definitions are numbered sections ("2.4 "cGMP(s)" shall mean the standards required
+    by the Regulatory Authority ..."), not glossary rows: its warranty (5.2) promises cGMP, and
+    whose standards those are is the definition of the Regulatory Authority (2.12), which the
+    walk reaches down the chain."""
+    from engine.service import Library
+
+    library = Library(tmp_path / "store")
+    contract = SHARED_DATA / "cuad" / "pdf" / "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf"
+    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
+    graphs = library.scope([library.find(contract.name).doc_id])
+    question = "Whose manufacturing standards does CPDC's batch warranty use?"
+    scope = SearchScope.of(library.engine.plan(question, graphs, None), graphs, library.embedder.encode([question])[0])
+    reached = {c.clause.ref: c.why.describe() for c in _walk_from(scope, "5.2", library.settings.retrieval)}
+    assert reached["2.4"] == "defines “cGMP” used in 5.2 (1 hop)"
+    assert reached["2.12"] == "defines “Regulatory Authority” used in 2.4, which defines “cGMP” used in 5.2 (2 hops)"

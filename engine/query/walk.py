@@ -23,7 +23,7 @@ from engine.query.anchors import Candidate
 from engine.query.scope import SearchScope
 from engine.settings import RetrievalSettings
 from engine.store.graphcache import DocGraph
-from models.clause import ClauseKind
+from models.clause import Clause, ClauseKind, ClauseType
 from models.edge import EdgeType
 from models.retrieval import Step, Why
 
@@ -54,7 +54,7 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                     step = Step(edge=edge, direction=direction, via_ref=source.ref, label=label)
                     path_weight = weight * edge_weight
                     # a definition that uses another defined term needs that one too: no extra distance
-                    chained = s.chain_definitions and source.kind is ClauseKind.DEFINITION and (edge, direction) == ("DEFINES", "out")
+                    chained = s.chain_definitions and _is_definition(source) and (edge, direction) == ("DEFINES", "out")
                     steps = distance if chained and distance else distance + 1
                     following.append((target, path_weight, steps, (*path, step)))
                     if target in anchors and anchors[target].order <= anchor.order:
@@ -76,6 +76,13 @@ def walk(anchors: dict[str, Candidate], scope: SearchScope, settings: RetrievalS
                         found[target] = Candidate(anchor.graph.by_id[target], anchor.graph, similarity[target], score, why, order=anchor.order, tier=tier)
             frontier = following
     return [c for c in found.values() if c.score >= s.min_graph_score or c.clause.clause_id in ungated]
+
+
+def _is_definition(clause: Clause) -> bool:
+    """An entry of a list of definitions: a glossary row read as its own clause, or a numbered
+    section of the definitions that defines a term ("2.4 "cGMP" shall mean the standards required
+    by the Regulatory Authority ..."), whose own terms a chain follows."""
+    return clause.kind is ClauseKind.DEFINITION or (bool(clause.defines) and clause.clause_type is ClauseType.DEFINITIONS)
 
 
 def _all_definitions(path: tuple[Step, ...]) -> bool:
