@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from engine.answer.answerer import REDACTION
 from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
@@ -116,6 +117,33 @@ def test_a_two_word_title_is_the_direct_answer_and_is_highlighted(tmp_path):
     first = answer.citations[0]
     assert (first.quote, first.page, first.ref) == ("MANUFACTURING AGREEMENT", 1, "Preamble")
     assert first.rects  # the viewer highlights it
+
+
+@pytest.mark.parametrize("text", ["a royalty of [***]%", "at least *** Dollars ($***)", "[ * ]", "the [Redacted] fee", "[omitted]"])
+def test_a_filings_redaction_marks_are_recognised(text):
+    assert REDACTION.search(text)
+
+
+@pytest.mark.parametrize("text", ["5 * 3 units", "**Note**", "[a] and [b]"])
+def test_ordinary_asterisks_and_brackets_are_no_redaction(text):
+    assert not REDACTION.search(text)
+
+
+@needs_shared_data
+def test_an_answer_quoting_a_redacted_figure_says_the_filing_withholds_it(tmp_path):
+    """LeadersOnline's guarantee reads "at least *** Dollars ($***)": the quote answers the
+    question, and a note says the figure is not in the document."""
+    from engine.service import Library
+
+    library = Library(tmp_path / "store")
+    contract = SHARED_DATA / "cuad" / "pdf" / "LeadersonlineInc_20000427_S_1A_EX_10_8_4991089_EX_10_8_Co_Branding_Agreement.pdf"
+    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
+    assert library.wait_for_vectors().complete
+    answer = library.ask("What is the guaranteed amount LeadersOnline must pay?", [library.find(contract.name).doc_id]).answer
+    first = answer.citations[0]
+    assert not answer.abstained and (first.ref, first.page) == ("6.5", 4) and "at least *** Dollars ($***)" in " ".join(first.quote.split())
+    [note] = [n for n in answer.notes if n.startswith("The filing withholds part of the quoted text")]
+    assert "Section 6.5, page 4" in note
 
 
 def test_a_question_the_contract_does_not_answer_is_an_abstention(ask, doc):

@@ -5,12 +5,15 @@ The abstain decision runs first, on retrieval features calibrated on cuad_dev; a
 abstain too ("not_stated"). A model's claim is shown only if every quote it gives passes.
 When no claim of a model's survives the check, it is asked once more with the failed quotes
 named; if that fails as well, or the model is unreachable or answers out of schema, the
-extractive answer stands in, with a note saying so.
+extractive answer stands in, with a note saying so. When a quote that states the answer holds
+a redaction ("a royalty of [***]%"), a note says the filing left that part out: the figure asked
+for may be the one the filing withholds.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 from engine.answer.abstain import decide
 from engine.answer.citations import Citer
@@ -21,10 +24,13 @@ from engine.answer.lead import LeadModel, lead_model
 from engine.llm import Backend, LocalModel
 from engine.settings import Settings
 from engine.store.graphcache import DocGraph
-from models.answer import Answer, BackendKind, Closest, Trail, section_name
+from models.answer import Answer, BackendKind, Citation, Claim, Closest, Trail, section_name
 from models.retrieval import Passage, Retrieval
 
 log = logging.getLogger(__name__)
+
+#: how filings mark what they withhold: "[***]", "*****", "[*]", "[Redacted]", "[omitted]"
+REDACTION = re.compile(r"\*{3,}|\[[\s.*]*\*[\s.*]*\]|\[\s*(?:redacted|omitted)\s*\]", re.IGNORECASE)
 
 
 class Answerer:
@@ -131,10 +137,23 @@ class Answerer:
 def _answer(evidence: Evidence, support: float, kind: BackendKind, model: str | None, notes: list[str], **content) -> Answer:
     """An Answer with what every backend fills the same way; `content`: abstained, lead and
     the claims and citations, or the closest clauses."""
+    notes = notes + redaction_notes(content.get("claims", []), content.get("citations", []))
     return Answer(
         question=evidence.retrieval.plan.question, backend=kind, model=model, support=round(support, 3), notes=notes,
         plan=evidence.retrieval.plan, **content,
     )
+
+
+def redaction_notes(claims: list[Claim], citations: list[Citation]) -> list[str]:
+    """A note when a quote that states the answer holds a redaction. A filed contract marks what
+    it withholds with "[***]", easily read past in a long quote; the figure the question asks
+    for is often the one withheld, and the answer cannot give it."""
+    stating = {number for claim in claims if not claim.more for number in claim.citations}
+    redacted = [c for c in citations if c.number in stating and REDACTION.search(c.quote)]
+    if not redacted:
+        return []
+    places = "; ".join(dict.fromkeys(f"{section_name(c.ref)}, page {c.page}" for c in redacted))
+    return [f"The filing withholds part of the quoted text ({places}): what it marks as redacted is not in the document."]
 
 
 def _trail(passage: Passage) -> Trail:
