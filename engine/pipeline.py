@@ -18,7 +18,7 @@ from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from engine.answer.answerer import Answerer
-from engine.answer.direct import asked_field, with_direct_answer
+from engine.answer.direct import asked_field, unless_unstated, with_direct_answer
 from engine.answer.enumeration import cite_listed, enumerate_contracts, listing_by_search
 from engine.answer.generate import TextCallback
 from engine.fields.presence import presence_model
@@ -171,7 +171,9 @@ class QueryEngine:
             field = asked_field(drafted, plan, settings.answer.extractive.lead_probability) if len(graphs) == 1 else None
             if field is not None:  # a field question about one contract: its value, cited, comes first
                 opening = [c for c in graphs[0].clauses if c.page_start == 1]
-                drafted = with_direct_answer(drafted, field, self.fields.of([graphs[0].doc_id])[0], self.answerer.citer, self.clause, opening)
+                fields = self.fields.of([graphs[0].doc_id])[0]
+                drafted = with_direct_answer(drafted, field, fields, self.answerer.citer, self.clause, opening)
+                drafted = unless_unstated(drafted, field, fields, settings.answer.closest, settings.answer.excerpt_chars)
             result.answer = drafted.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
         return result
 

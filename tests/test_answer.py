@@ -146,6 +146,28 @@ def test_an_answer_quoting_a_redacted_figure_says_the_filing_withholds_it(tmp_pa
     assert "Section 6.5, page 4" in note
 
 
+@needs_shared_data
+def test_a_contract_that_chooses_no_law_answers_which_law_governs_with_not_found(tmp_path):
+    """FUSION's supply agreement chooses no governing law. Its search finds 14, on complying
+    with the law, which is on topic and no answer; ingest reads the governing law wherever a
+    contract states it, so its absence is the answer. Asked of a contract that has one, the
+    law is answered (the first test)."""
+    from engine.service import Library
+
+    library = Library(tmp_path / "store")
+    contract = SHARED_DATA / "cuad" / "pdf" / "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf"
+    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
+    assert library.wait_for_vectors().complete
+    doc_id = library.find(contract.name).doc_id
+    assert library.contract_fields([doc_id])[0].governing_law is None
+    for question in ("Which law governs the agreement?", "Under which state's laws is this contract interpreted?"):
+        answer = library.ask(question, [doc_id]).answer
+        assert answer.abstained and not answer.claims and not answer.citations, question
+        assert answer.lead == "Not found: the contract does not appear to choose a governing law: no sentence says which law governs or construes it."
+        assert [c.ref for c in answer.closest][:1] == ["14"] and all(c.excerpt == c.citation.quote[:300] for c in answer.closest)
+        assert any(n.startswith("Governing law: ingest reads it wherever a contract states it") for n in answer.notes)
+
+
 def test_a_question_the_contract_does_not_answer_is_an_abstention(ask, doc):
     answer = ask("Is there a most favored nation pricing clause?", [doc(MUTUAL_NDA)])
     assert answer.abstained and not answer.citations and not answer.claims

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.fields import extract_fields
+from engine.fields.extract import chooses_a_law
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_key
 from engine.fields.presence import MIN_RELIABLE_CONTRACTS, MIN_RELIABLE_F1, clause_scores, contract_sentences, presence_model
 from engine.fields.sentences import split_sentences
@@ -32,6 +33,30 @@ from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_
 )
 def test_the_jurisdiction_a_governing_law_sentence_chooses(sentence, jurisdiction):
     assert jurisdiction_in(sentence) == jurisdiction
+
+
+@needs_shared_data
+def test_the_governing_law_is_read_where_the_agreement_is_made_subject_to_a_states_laws():
+    contract = SHARED_DATA / "cuad" / "pdf" / "MEDIWOUNDLTD_01_15_2014_EX_10_6_SUPPLY_AGREEMENT.pdf"
+    law = extract_fields("doc", parsed(contract).graph.clauses).governing_law
+    assert (law.value, law.ref) == ("New York", "15.1")
+    assert " ".join(law.quote.split()).startswith("This Agreement is made under and subject to the provision of the substantive laws of the State of New York")
+
+
+@pytest.mark.parametrize(
+    "sentence, chooses",
+    [  # Dova and Coherus withhold the place, Buffalo Wild Wings names none: each still chooses a law
+        ("This Agreement and any and all matters arising directly or indirectly herefrom shall be governed by and construed and enforced in accordance with the laws of [* * *]", True),
+        ("This Agreement shall be governed by and construed in accordance with the laws of [***], without regard to the conflicts of law principles thereof", True),
+        ("THIS AGREEMENT ... SHALL BE INTERPRETED AND CONSTRUED UNDER THE LAWS OF THE STATE IN WHICH THE FRANCHISED RESTAURANT IS LOCATED", True),
+        # FUSION's clause 14, typed governing law by its heading, chooses none
+        ("Each Party agrees to comply with all applicable international, federal, state and local laws, rules and regulations, including, but not limited to, "
+         "import/export restrictions, laws, rules and regulations governing use and patent, copyright and trade secret protection", False),
+        ("Licensee, a corporation organized and existing under the laws of the State of Delaware", False),
+    ],
+)
+def test_a_sentence_choosing_a_law_is_told_even_when_the_place_cannot_be_read(sentence, chooses):
+    assert chooses_a_law(sentence) is chooses
 
 
 def test_jurisdictions_compare_by_name_whatever_the_prefix():

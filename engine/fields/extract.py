@@ -18,8 +18,13 @@ from models.clause import Clause, ClauseType
 from models.fields import ContractFields, FieldValue, Presence
 
 _CHOOSES_LAW = re.compile(
-    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bapplication of (?:the )?(?:\w+ )?laws?\b|\bsubject to the laws\b|\bin accordance with the laws\b|\bcontrolled by the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
+    r"\bgovern|\bconstru|\binterpret|\benforced in accordance|\bapplicable law\b|\bapplication of (?:the )?(?:\w+ )?laws?\b|\bsubject to the (?:provisions? of (?:the )?)?(?:substantive |internal )?laws\b|\bin accordance with the laws\b|\bcontrolled by the laws\b|\blaws? of\b.{0,80}\bshall (?:apply|prevail)\b", re.I | re.S
 )
+# The agreement read under the laws of a place, whether or not that place can be read: "governed
+# by ... the laws of [***]" (the filing withholds it), "construed under the laws of the state in
+# which the restaurant is located". Stricter than _CHOOSES_LAW, whose words serve to find the
+# jurisdiction in a sentence already on the topic: "comply with all laws governing exports" chooses nothing.
+_READ_UNDER_LAWS = re.compile(r"\b(?:govern|constru|interpret|enforc|subject\b)\w*.{0,80}?\blaws?\s+(?:of|in)\b", re.I | re.S)
 _INCORPORATION = re.compile(r"\borgani[sz]ed\b|\bincorporated\b|\bexisting under\b|\bformed under\b", re.I)
 
 
@@ -60,6 +65,11 @@ def _governing_law(sentences: list[Span]) -> FieldValue | None:
         if name is not None:
             return _value(*span, name)
     return None
+
+
+def chooses_a_law(sentence: str) -> bool:
+    """Whether a sentence says which law the agreement is read under, named or withheld."""
+    return bool(_READ_UNDER_LAWS.search(sentence)) and not _INCORPORATION.search(sentence)
 
 
 def _presence(sentences: list[Span]) -> dict[str, Presence]:
