@@ -317,6 +317,11 @@ def test_the_dates_and_renewal_of_a_cuad_contract_match_the_lawyers_labels():
          ["MEDIALINX INTERACTIVE (“MLX”)", "HEALTHCENTRAL.COM INC (“HCI”)"]),
         # a cover page and a table of contents come first: the opening sentence is on page 3
         ("CoherusBiosciencesInc_20200227_10_K_EX_10_29_12021376_EX_10_29_Development_Agreement", 3, ["Bioeq IP AG", "Coherus BioSciences"]),
+        # a form: "by and between: ● Goosehead Insurance Agency, LLC, ... (“we,” ...); and ● a [resident of] ...
+        # (“you” or the “Franchisee”)": each party a bullet, the second's name a blank, known by its alias
+        ("GOOSEHEADINSURANCE_INC_04_02_2018_EX_10_6_Franchise_Agreement", 3, ["Goosehead Insurance Agency (“we,”)", "Franchisee"]),
+        # "... and _______________________________ (“Licensee”)": a blank line for the name
+        ("XACCT_Technologies_Inc_SUPPORT_AND_MAINTENANCE_AGREEMENT", 1, ["XACCT Technologies (“XACCT”)", "Licensee"]),
     ],
 )
 def test_the_parties_of_cuad_contracts_are_read_past_abbreviations_descriptions_and_cover_pages(contract, page, expected):

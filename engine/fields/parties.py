@@ -15,10 +15,12 @@ MAX_PARTIES = 4
 OPENING_CLAUSES = 6
 OPENING_PAGES = 3  # a cover page and a table of contents can come before the opening sentence
 _INTRODUCES = re.compile(r"\b(?:by\s+and\s+between|between|among|by\s+and\s+among)\s*:?\s+", re.IGNORECASE)
-_NEXT_PARTY = re.compile(r"[,;]?\s+(?:-\s+)?(?:and|AND|And)\s*[:-]?\s+(?=[\w“\"'\[])")  # "and", "AND:", "- and -"
+_NEXT_PARTY = re.compile(r"[,;]?\s+(?:-\s+)?(?:and|AND|And)\s*[:-]?\s+(?=[\w“\"'\[●•▪])")  # "and", "AND:", "- and -", "; and ● ..."
 _ALIAS = re.compile(r"[\"“”']([^\"“”']{1,40})[\"“”']")
 _NAME_END = re.compile(r",|\(|\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|societ|bank|national)|\s+an?\s+(?:individual|entity)|\s+\(|\s+with\s+(?:its|a)\s|\s+having\s|\s+whose\s|\s+this\s+agreement\b|\s+whereas\b", re.IGNORECASE)
 _NOT_A_PARTY = re.compile(r"\b(?:collectively|together|individually|singularly|referred|hereinafter|each\s+a)\b|^with\s|^(?:other|the\s+other)\b", re.IGNORECASE)
+#: a form's blank where a party's name goes: "a [resident of] [corporation organized in] ...", "______"
+_BLANK = re.compile(r"(?:an?\s+)?(?:\[|_{3,})")
 _LEADING = re.compile(r"^(?:the\s+following\s+parties\s*:?\s*|:\s*|\(\d\)\s*|\d\.\s*|[●•▪]\s*)", re.IGNORECASE)
 
 
@@ -87,6 +89,10 @@ def _split(text: str) -> list[str]:
     parties = []
     for segment in _segments(text):
         name = _name(segment)
+        if _BLANK.match(name):  # a form's party, whose name is left blank, is known by its alias
+            if alias := _named_alias(segment):
+                parties.append(alias)
+            continue
         if not name or not re.search(r"[A-Za-z]{2}", name) or len(name.split()) > 10 or name.lower().startswith(("whereas", "the parties")):
             continue
         if not _NAMELIKE.match(name):  # "satellite facilities", "the hours of 8pm": words of a sentence, not a name
@@ -96,6 +102,12 @@ def _split(text: str) -> list[str]:
             continue  # "collectively, the “Parties”": how the parties are named together, not a party
         parties.append(f"{name} (“{alias.group(1)}”)" if alias and alias.group(1) != name else name)
     return parties
+
+
+def _named_alias(segment: str) -> str | None:
+    """The last capitalised name a blank party is given: "(“you” or the “Franchisee”)" -> Franchisee."""
+    names = [a.strip() for a in _ALIAS.findall(segment) if a.strip()[:1].isupper() and a.strip().lower() not in {"party", "parties", "agreement"}]
+    return names[-1] if names else None
 
 
 _LEGAL_FORMS = {
