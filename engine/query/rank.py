@@ -16,7 +16,7 @@ read too, for measuring: trees ranked cuad_dev and the multi-hop questions a lit
 out by contract, but ContractNLI's NDAs, a kind of contract none was trained on, far worse
 (recall@4k 0.912 -> 0.861), so the logistic regression ships. Measured again over 914 questions
 (stop 55): held out by contract, trees lift multi-hop complete@8k 0.664 -> 0.690 (worst fold
-0.603 -> 0.682), but the CUAD phrasings of 41 contracts neither ranker read lose recall@4k
+0.603 -> 0.682), but the CUAD phrasings of 20 contracts neither ranker read lose recall@4k
 0.886 -> 0.869 (worst style, scenario, 0.816 -> 0.804) and ContractNLI 0.986 -> 0.969: the trees
 learn cuad_dev's own wording, and answers in anyone's words come first.
 """
