@@ -19,8 +19,9 @@ _NEXT_PARTY = re.compile(r"[,;]?\s+(?:-\s+)?(?:and|AND|And)\s*[:-]?\s+(?=[\w“\
 _ALIAS = re.compile(r"[\"“”']([^\"“”']{1,40})[\"“”']")
 _NAME_END = re.compile(r",|\(|\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|societ|bank|national)|\s+an?\s+(?:individual|entity)|\s+\(|\s+with\s+(?:its|a)\s|\s+having\s|\s+whose\s|\s+this\s+agreement\b|\s+whereas\b", re.IGNORECASE)
 _NOT_A_PARTY = re.compile(r"\b(?:collectively|together|individually|singularly|referred|hereinafter|each\s+a)\b|^with\s|^(?:other|the\s+other)\b", re.IGNORECASE)
-#: a form's blank where a party's name goes: "a [resident of] [corporation organized in] ...", "______"
-_BLANK = re.compile(r"(?:an?\s+)?(?:\[|_{3,})")
+#: a form's blank where a party's name goes: "a [resident of] [corporation organized in] ...", "______",
+#: "[ ]"; not a placeholder that says what goes there ("[INSERT NAME OF CONTRACTOR]"), which names the party
+_BLANK = re.compile(r"an?\s+\[|_{3,}|\[[\s_.]*\]")
 _LEADING = re.compile(r"^(?:the\s+following\s+parties\s*:?\s*|:\s*|\(\d\)\s*|\d\.\s*|[●•▪]\s*)", re.IGNORECASE)
 
 
