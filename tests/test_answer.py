@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.answer.answerer import REDACTION
+from engine.answer.answerer import REDACTION, excerpt
 from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
@@ -164,7 +164,7 @@ def test_a_contract_that_chooses_no_law_answers_which_law_governs_with_not_found
         answer = library.ask(question, [doc_id]).answer
         assert answer.abstained and not answer.claims and not answer.citations, question
         assert answer.lead == "Not found: the contract does not appear to choose a governing law: no sentence says which law governs or construes it."
-        assert [c.ref for c in answer.closest][:1] == ["14"] and all(c.excerpt == c.citation.quote[:300] for c in answer.closest)
+        assert [c.ref for c in answer.closest][:1] == ["14"] and all(c.excerpt == excerpt(c.citation.quote, 300) for c in answer.closest)
         assert any(n.startswith("Governing law: ingest reads it wherever a contract states it") for n in answer.notes)
 
 

@@ -124,7 +124,7 @@ class Answerer:
             closest.append(
                 Closest(
                     doc_id=passage.doc_id, file_name=document.file_name, clause_id=passage.clause_id, ref=passage.ref,
-                    heading=passage.heading, page=passage.page, excerpt=_excerpt(passage.text, evidence.settings.excerpt_chars),
+                    heading=passage.heading, page=passage.page, excerpt=excerpt(passage.text, evidence.settings.excerpt_chars),
                     citation=citation.model_copy(update={"number": len(closest) + 1}) if citation else None,
                 )
             )
@@ -189,7 +189,7 @@ def _lead(found: Extract, name_files: bool) -> str:
     return lead + "."
 
 
-
-def _excerpt(text: str, chars: int) -> str:
+def excerpt(text: str, chars: int) -> str:
+    """A closest clause's text as the reader first sees it: one line, cut at a word."""
     text = " ".join(text.split())
     return text if len(text) <= chars else text[: text.rfind(" ", 0, chars)] + " …"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.answer.answerer import excerpt
 from engine.answer.citations import MIN_QUOTE_WORDS, Citer
 from engine.fields.extract import chooses_a_law
 from engine.text.normalise import normalise
@@ -123,7 +124,7 @@ def unless_unstated(answer: Answer, field: tuple[str, str], fields: ContractFiel
         "closest": [
             Closest(
                 doc_id=c.doc_id, file_name=c.file_name, clause_id=c.clause_id, ref=c.ref, heading=c.heading, page=c.page,
-                excerpt=c.quote[:excerpt_chars], citation=c.model_copy(update={"number": number}),
+                excerpt=excerpt(c.quote, excerpt_chars), citation=c.model_copy(update={"number": number}),
             )
             for number, c in enumerate(shown, start=1)
         ],
