@@ -63,6 +63,11 @@ class Claim(BaseModel):
         return f"- {self.text} {''.join(f'[{n}]' for n in self.citations)}".rstrip()
 
 
+def stating_numbers(claims: list[Claim]) -> set[int]:
+    """Numbers of the citations the claims that state the answer make (not "more evidence")."""
+    return {n for claim in claims if not claim.more for n in claim.citations}
+
+
 class Closest(BaseModel):
     """A clause shown with an abstention, so the user can check for themselves."""
 
@@ -139,8 +144,7 @@ class Answer(BaseModel):
     @property
     def more_evidence(self) -> set[int]:
         """Numbers of the citations only "more evidence" claims make."""
-        stating = {n for c in self.claims if not c.more for n in c.citations}
-        return {n for c in self.claims if c.more for n in c.citations} - stating
+        return {n for c in self.claims if c.more for n in c.citations} - stating_numbers(self.claims)
 
 
 # ------------------------------------------------------------------ model output schema

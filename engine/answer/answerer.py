@@ -24,7 +24,7 @@ from engine.answer.lead import LeadModel, lead_model
 from engine.llm import Backend, LocalModel
 from engine.settings import Settings
 from engine.store.graphcache import DocGraph
-from models.answer import Answer, BackendKind, Citation, Claim, Closest, Trail, section_name
+from models.answer import Answer, BackendKind, Citation, Claim, Closest, Trail, section_name, stating_numbers
 from models.retrieval import Passage, Retrieval
 
 log = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ def redaction_notes(claims: list[Claim], citations: list[Citation]) -> list[str]
     """A note when a quote that states the answer holds a redaction. A filed contract marks what
     it withholds with "[***]", easily read past in a long quote; the figure the question asks
     for is often the one withheld, and the answer cannot give it."""
-    stating = {number for claim in claims if not claim.more for number in claim.citations}
+    stating = stating_numbers(claims)
     redacted = [c for c in citations if c.number in stating and REDACTION.search(c.quote)]
     if not redacted:
         return []
@@ -179,7 +179,7 @@ def _lead(found: Extract, name_files: bool) -> str:
     if name_files:
         where += f" of {first.file_name}"
     extra = list(dict.fromkeys(relation for _, relation in found.support))
-    stating = {n for claim in found.claims if not claim.more for n in claim.citations}
+    stating = stating_numbers(found.claims)
     others = len({c.clause_id for c in found.citations if c.number in stating}) - 1
     lead = f"Found in {where}"
     if others > 0:

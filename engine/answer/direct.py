@@ -18,7 +18,7 @@ from engine.answer.answerer import excerpt
 from engine.answer.citations import MIN_QUOTE_WORDS, Citer
 from engine.fields.extract import chooses_a_law
 from engine.text.normalise import normalise
-from models.answer import Answer, BackendKind, Citation, Claim, Closest, section_name
+from models.answer import Answer, BackendKind, Citation, Claim, Closest, section_name, stating_numbers
 from models.clause import Clause
 from models.fields import ContractFields, FieldValue
 from models.plan import QueryPlan
@@ -114,7 +114,7 @@ def unless_unstated(answer: Answer, field: tuple[str, str], fields: ContractFiel
         return answer
     if any(unstated.stated_by(" ".join(c.quote.split())) for c in answer.citations):  # "more evidence" too
         return answer
-    stated = {n for claim in answer.stating_claims for n in claim.citations}
+    stated = stating_numbers(answer.claims)
     shown = sorted(answer.citations, key=lambda c: c.number not in stated)[:closest]  # what it answered with first
     return answer.model_copy(update={
         "abstained": True,
