@@ -17,6 +17,7 @@ OPENING_PAGES = 3  # a cover page and a table of contents can come before the op
 _INTRODUCES = re.compile(r"\b(?:by\s+and\s+between|between|among|by\s+and\s+among)\s*:?\s+", re.IGNORECASE)
 _NEXT_PARTY = re.compile(r"[,;]?\s+(?:-\s+)?(?:and|AND|And)\s*[:-]?\s+(?=[\w“\"'\[●•▪])")  # "and", "AND:", "- and -", "; and ● ..."
 _ALIAS = re.compile(r"[\"“”']([^\"“”']{1,40})[\"“”']")
+_COLLECTIVE_ALIASES = {"party", "parties", "agreement"}  # how the parties or the contract are named together, not a party
 _NAME_END = re.compile(r",|\(|\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|societ|bank|national)|\s+an?\s+(?:individual|entity)|\s+\(|\s+with\s+(?:its|a)\s|\s+having\s|\s+whose\s|\s+this\s+agreement\b|\s+whereas\b", re.IGNORECASE)
 _NOT_A_PARTY = re.compile(r"\b(?:collectively|together|individually|singularly|referred|hereinafter|each\s+a)\b|^with\s|^(?:other|the\s+other)\b", re.IGNORECASE)
 #: a form's blank where a party's name goes: "a [resident of] [corporation organized in] ...", "______",
@@ -99,7 +100,7 @@ def _split(text: str) -> list[str]:
         if not _NAMELIKE.match(name):  # "satellite facilities", "the hours of 8pm": words of a sentence, not a name
             continue
         alias = _ALIAS.search(segment)
-        if _NOT_A_PARTY.search(name) or (alias and alias.group(1).strip().lower() in {"party", "parties", "agreement"}):
+        if _NOT_A_PARTY.search(name) or (alias and alias.group(1).strip().lower() in _COLLECTIVE_ALIASES):
             continue  # "collectively, the “Parties”": how the parties are named together, not a party
         parties.append(f"{name} (“{alias.group(1)}”)" if alias and alias.group(1) != name else name)
     return parties
@@ -107,7 +108,7 @@ def _split(text: str) -> list[str]:
 
 def _named_alias(segment: str) -> str | None:
     """The last capitalised name a blank party is given: "(“you” or the “Franchisee”)" -> Franchisee."""
-    names = [a.strip() for a in _ALIAS.findall(segment) if a.strip()[:1].isupper() and a.strip().lower() not in {"party", "parties", "agreement"}]
+    names = [a.strip() for a in _ALIAS.findall(segment) if a.strip()[:1].isupper() and a.strip().lower() not in _COLLECTIVE_ALIASES]
     return names[-1] if names else None
 
 
