@@ -17,6 +17,8 @@ SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 GCLOUD = SAMPLES_DIR / "g-cloud-8-framework-agreement.pdf"
 HIGHWAYS_NDA = SAMPLES_DIR / "NDA__contractors__draft.pdf"
 MUTUAL_NDA = SAMPLES_DIR / "Example-Mutual-Non-Disclosure-Agreement.pdf"
+# a CUAD supply agreement with numbered definitions and no choice of law (tests that need ../shared/data)
+FUSION = "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf"
 
 needs_shared_data = pytest.mark.skipif(
     not (SHARED_DATA / "cuad" / "pdf").is_dir(),
@@ -85,6 +87,28 @@ def highways() -> Parsed:
 @pytest.fixture(scope="session")
 def mutual_nda() -> Parsed:
     return parsed(MUTUAL_NDA)
+
+
+class CuadLibrary:
+    """One store for the tests that need a few CUAD contracts of ../shared/data: each is ingested,
+    full vectors made, the first time a test asks for it, so two tests of one contract share it."""
+
+    def __init__(self, folder: Path) -> None:
+        from engine.service import Library
+
+        self.library = Library(folder)
+
+    def doc_id(self, file_name: str) -> str:
+        if not any(d.file_name == file_name for d in self.library.documents()):
+            outcomes = self.library.ingest_paths([SHARED_DATA / "cuad" / "pdf" / file_name])
+            assert [o.status.value for o in outcomes] == ["ingested"], [o.message for o in outcomes]
+            assert self.library.wait_for_vectors().complete
+        return self.library.find(file_name).doc_id
+
+
+@pytest.fixture(scope="session")
+def cuad_library(tmp_path_factory) -> CuadLibrary:
+    return CuadLibrary(tmp_path_factory.mktemp("cuad") / "store")
 
 
 @pytest.fixture(scope="session")

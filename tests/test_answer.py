@@ -11,7 +11,7 @@ from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
 from models.answer import BackendKind
-from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data
+from tests.conftest import FUSION, GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, needs_shared_data
 from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 LAW_QUESTION = "Which law governs this agreement?"
@@ -103,16 +103,11 @@ def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_
 
 
 @needs_shared_data
-def test_a_two_word_title_is_the_direct_answer_and_is_highlighted(tmp_path):
+def test_a_two_word_title_is_the_direct_answer_and_is_highlighted(cuad_library):
     """"MANUFACTURING AGREEMENT" is shorter than a quote may be when it backs a claim (three
     words), but the title is the contract's own heading, quoted whole: it leads the answer."""
-    from engine.service import Library
-
-    library = Library(tmp_path / "store")
-    contract = SHARED_DATA / "cuad" / "pdf" / "BellringBrandsInc_20190920_S_1_EX_10_12_11817081_EX_10_12_Manufacturing_Agreement1.pdf"
-    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
-    assert library.wait_for_vectors().complete
-    answer = library.ask("What is this contract called?", [library.find(contract.name).doc_id]).answer
+    doc_id = cuad_library.doc_id("BellringBrandsInc_20190920_S_1_EX_10_12_11817081_EX_10_12_Manufacturing_Agreement1.pdf")
+    answer = cuad_library.library.ask("What is this contract called?", [doc_id]).answer
     assert answer.lead == "Title: MANUFACTURING AGREEMENT. Found in Preamble, page 1."
     first = answer.citations[0]
     assert (first.quote, first.page, first.ref) == ("MANUFACTURING AGREEMENT", 1, "Preamble")
@@ -130,16 +125,11 @@ def test_ordinary_asterisks_and_brackets_are_no_redaction(text):
 
 
 @needs_shared_data
-def test_an_answer_quoting_a_redacted_figure_says_the_filing_withholds_it(tmp_path):
+def test_an_answer_quoting_a_redacted_figure_says_the_filing_withholds_it(cuad_library):
     """LeadersOnline's guarantee reads "at least *** Dollars ($***)": the quote answers the
     question, and a note says the figure is not in the document."""
-    from engine.service import Library
-
-    library = Library(tmp_path / "store")
-    contract = SHARED_DATA / "cuad" / "pdf" / "LeadersonlineInc_20000427_S_1A_EX_10_8_4991089_EX_10_8_Co_Branding_Agreement.pdf"
-    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
-    assert library.wait_for_vectors().complete
-    answer = library.ask("What is the guaranteed amount LeadersOnline must pay?", [library.find(contract.name).doc_id]).answer
+    doc_id = cuad_library.doc_id("LeadersonlineInc_20000427_S_1A_EX_10_8_4991089_EX_10_8_Co_Branding_Agreement.pdf")
+    answer = cuad_library.library.ask("What is the guaranteed amount LeadersOnline must pay?", [doc_id]).answer
     first = answer.citations[0]
     assert not answer.abstained and (first.ref, first.page) == ("6.5", 4) and "at least *** Dollars ($***)" in " ".join(first.quote.split())
     [note] = [n for n in answer.notes if n.startswith("The filing withholds part of the quoted text")]
@@ -147,18 +137,13 @@ def test_an_answer_quoting_a_redacted_figure_says_the_filing_withholds_it(tmp_pa
 
 
 @needs_shared_data
-def test_a_contract_that_chooses_no_law_answers_which_law_governs_with_not_found(tmp_path):
+def test_a_contract_that_chooses_no_law_answers_which_law_governs_with_not_found(cuad_library):
     """FUSION's supply agreement chooses no governing law. Its search finds 14, on complying
     with the law, which is on topic and no answer; ingest reads the governing law wherever a
     contract states it, so its absence is the answer. Asked of a contract that has one, the
     law is answered (the first test)."""
-    from engine.service import Library
-
-    library = Library(tmp_path / "store")
-    contract = SHARED_DATA / "cuad" / "pdf" / "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf"
-    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
-    assert library.wait_for_vectors().complete
-    doc_id = library.find(contract.name).doc_id
+    library = cuad_library.library
+    doc_id = cuad_library.doc_id(FUSION)
     assert library.contract_fields([doc_id])[0].governing_law is None
     for question in ("Which law governs the agreement?", "Under which state's laws is this contract interpreted?"):
         answer = library.ask(question, [doc_id]).answer

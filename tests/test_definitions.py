@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.ingest.definitions import Strength, TermMatcher, find_definitions
-from tests.conftest import SHARED_DATA, needs_shared_data, parsed
+from tests.conftest import FUSION, SHARED_DATA, needs_shared_data, parsed
 
 
 def test_highways_terms_have_their_defining_clause(highways):
@@ -141,7 +141,7 @@ def test_a_term_opening_with_a_small_letter_is_defined_and_its_chain_reaches_the
     # 2.4 "Current Good Manufacturing Practices" or "cGMP(s)" shall mean the standards required by
     # the Regulatory Authority ...: the warranty (5.2) promises cGMP, whose definition names the
     # authority whose standards count (2.12)
-    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf")
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / FUSION)
     defined = {d.term: d.ref for d in contract.graph.definitions}
     assert defined["Current Good Manufacturing Practices"] == defined["cGMP"] == "2.4"
     assert defined["Regulatory Authority"] == "2.12"

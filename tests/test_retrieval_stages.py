@@ -17,7 +17,7 @@ from engine.query.walk import walk
 from engine.settings import RetrievalSettings
 from models.plan import Filters
 from models.retrieval import Mode, Step, Why
-from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data
+from tests.conftest import FUSION, GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, needs_shared_data
 
 
 @pytest.fixture(scope="module")
@@ -215,17 +215,13 @@ def test_definitions_used_inside_used_definitions_are_candidates_down_the_chain(
 
 
 @needs_shared_data
-def test_a_chain_runs_through_a_numbered_entry_of_the_definitions(tmp_path):
+def test_a_chain_runs_through_a_numbered_entry_of_the_definitions(cuad_library):
     """FUSION's definitions are numbered sections ("2.4 "cGMP(s)" shall mean the standards required
     by the Regulatory Authority ..."), not glossary rows: its warranty (5.2) promises cGMP, and
     whose standards those are is the definition of the Regulatory Authority (2.12), which the
     walk reaches down the chain."""
-    from engine.service import Library
-
-    library = Library(tmp_path / "store")
-    contract = SHARED_DATA / "cuad" / "pdf" / "FUSIONPHARMACEUTICALSINC_06_05_2020_EX_10_17_Supply_Agreement_FUSION.pdf"
-    assert [o.status.value for o in library.ingest_paths([contract])] == ["ingested"]
-    graphs = library.scope([library.find(contract.name).doc_id])
+    library = cuad_library.library
+    graphs = library.scope([cuad_library.doc_id(FUSION)])
     question = "Whose manufacturing standards does CPDC's batch warranty use?"
     scope = SearchScope.of(library.engine.plan(question, graphs, None), graphs, library.embedder.encode([question])[0])
     reached = {c.clause.ref: c.why.describe() for c in _walk_from(scope, "5.2", library.settings.retrieval)}
