@@ -5,6 +5,7 @@ trade-off curve per style.
         --fold-models DIR [--db DIR] [--preset NAME] [--write]
         [--presence-folds DIR] [--per-kind]
         [--training-questions FILE ... [--training-every N] --query-adapter-folds DIR]
+        [--unseen-questions FILE ...]
 
 For every question: retrieve (graph mode, as the app does) and compute the abstain features
 (engine/answer/abstain.py). With `--fold-models` (bench/phrasings/folds.py) a question is read
@@ -30,6 +31,11 @@ that saw its wording or its contract. Questions in no style (the multi-hop sets,
 wording of its own, most about no CUAD category) are held out by contract alone: a model
 trained on the other contracts' questions of that kind decides them. The curve per style is
 the same held-out support against a sweep of thresholds.
+
+`--unseen-questions` (build.py's unseen_cuad.jsonl and unseen_contractnli.jsonl, wording no
+model was trained on) are only measured: each is read by the shipped question model, which never
+saw them, and decided by the fold model of its style and contract fold, which never trains on
+any of them; their held-out decisions are reported apart, as the figures for new wording.
 
 `--training-questions` (bench/phrasings/build.py's training-only phrasings) are only trained
 on, one in `--training-every` of them, and only those over contracts no measured question asks
@@ -106,14 +112,17 @@ TREES_FILE = "abstain_trees.npz"
 
 
 def collect(
-    library: Library, questions, mapping, folds, measured: bool = True, presence: PresenceFolds | None = None, adapters: AdapterFolds | None = None,
+    library: Library, questions, mapping, folds, measured: bool = True, presence: PresenceFolds | None = None,
+    adapters: AdapterFolds | None = None, trainable: bool = True,
 ) -> dict[str, np.ndarray]:
     """The features of every question that gets an abstain decision; `presence` and `adapters`
-    switch the presence model and the query adapter per contract (without, the ones in use)."""
+    switch the presence model and the query adapter per contract (without, the ones in use).
+    Questions not `trainable` (unseen wording) are read by the question model in use, which
+    never saw them, not by their style's fold model."""
     rows, labels, ids, styles, contracts = [], [], [], [], []
     with wording_folds(library, folds) as read_as:
         for number, question in enumerate(questions, start=1):
-            read_as(question.style)
+            read_as(question.style if trainable else None)
             if presence is not None:
                 presence.use_for(question.docs[0])
             if adapters is not None:
@@ -131,7 +140,8 @@ def collect(
             if number % 200 == 0:
                 print(f"  {number}/{len(questions)} questions", file=sys.stderr)
     return {"x": np.array(rows).reshape(-1, len(FEATURES)), "y": np.array(labels), "ids": np.array(ids), "styles": np.array(styles),
-            "contracts": np.array(contracts), "measured": np.full(len(ids), measured), "features": np.array(FEATURES)}
+            "contracts": np.array(contracts), "measured": np.full(len(ids), measured), "trainable": np.full(len(ids), trainable),
+            "features": np.array(FEATURES)}
 
 
 def joined(first: dict[str, np.ndarray], second: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -195,8 +205,8 @@ def apply(support: np.ndarray, x: np.ndarray, thresholds: dict[str, float]) -> n
 def cross_validate(data: dict[str, np.ndarray], fit=fit_trees, per_kind: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Held-out support and abstain decision for every measured question, grouped by style and
     contract. A training-only question's contract is never measured, so it trains every fold
-    but its own style's."""
-    x, y, styles, measured = data["x"], data["y"], data["styles"], data["measured"]
+    but its own style's; an unseen-wording question never trains."""
+    x, y, styles, measured, trainable = data["x"], data["y"], data["styles"], data["measured"], data["trainable"]
     folds = np.array([contract_fold(c, CONTRACT_FOLDS) for c in data["contracts"]])
     other_contracts = (folds[:, None] != np.arange(CONTRACT_FOLDS)) | ~measured[:, None]
     support = np.zeros(len(y))
@@ -204,9 +214,9 @@ def cross_validate(data: dict[str, np.ndarray], fit=fit_trees, per_kind: bool = 
     for style in sorted(set(styles[measured])):
         for fold in range(CONTRACT_FOLDS):
             held = measured & (styles == style) & (folds == fold)
-            train = (styles != style) & other_contracts[:, fold]
+            train = (styles != style) & other_contracts[:, fold] & trainable
             if style == UNSTYLED:  # no wording style to hold out: other contracts' questions of the kind train
-                train = other_contracts[:, fold]
+                train = other_contracts[:, fold] & trainable
             if not held.any():
                 continue
             model = fit(x[train], y[train])
@@ -234,12 +244,15 @@ def breakdown(title: str, column: str, labels: np.ndarray, names: list[str], abs
         print(f"{'':{len(title) + 2}}{name:14} {int(rows.sum()):>6} {float(abstain[rows & (y == 0)].mean()):>15.3f} {float(abstain[rows & (y == 1)].mean()):>14.3f}")
 
 
-def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray) -> None:
-    """The measured questions' held-out decisions."""
-    measured = data["measured"]
+def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray, unseen: bool = False) -> None:
+    """The measured questions' held-out decisions: of the phrasing sets, or (`unseen`) of the
+    unseen-wording questions."""
+    measured = data["measured"] & (data["trainable"] != unseen)
+    if not measured.any():
+        return
     data = {key: value if key == "features" else value[measured] for key, value in data.items()}
     y, styles, support, abstain = data["y"], data["styles"], support[measured], abstain[measured]
-    print(f"\nheld-out decisions (cross-validated by style x {CONTRACT_FOLDS} contract folds)")
+    print(f"\nheld-out decisions{' of the UNSEEN WORDING' if unseen else ''} (cross-validated by style x {CONTRACT_FOLDS} contract folds)")
     print(f"{'style':10} {'n':>6} {'answerable':>10} {'abstain recall':>15} {'false-abstain':>14}")
     table = {}
     for style in sorted(set(styles)) + ["all"]:
@@ -274,6 +287,7 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
     parser.add_argument("--model", choices=list(FITS), default="trees", help="the model that decides (the other is cross-validated beside it)")
     parser.add_argument("--per-kind", action="store_true", help="a threshold per kind of question (contract clause, NDA term), each against its targets")
+    parser.add_argument("--unseen-questions", nargs="*", default=[], help="question files only measured, read by the question model in use (build.py's unseen_*.jsonl)")
     parser.add_argument("--training-questions", nargs="*", default=[], help="question files only trained on (their contracts must be unmeasured)")
     parser.add_argument("--training-every", type=int, default=4, metavar="N", help="train on one in N training questions (default 4)")
     parser.add_argument("--presence-folds", type=Path, help="presence fold models scoring each question's contract (bench/train_presence.py --folds-out)")
@@ -287,6 +301,7 @@ def main() -> int:
         if list(data["features"]) != list(FEATURES):
             sys.exit(f"error: {cache} holds other features ({', '.join(data['features'])}); delete it to collect again")
         data.setdefault("measured", np.ones(len(data["y"]), dtype=bool))  # a cache from before training-only questions
+        data.setdefault("trainable", np.ones(len(data["y"]), dtype=bool))  # ... or before unseen-wording ones
         print(f"features from {cache} ({len(data['y'])} questions)")
     else:
         library, folds = held_out_library(args, args.preset)
@@ -305,13 +320,18 @@ def main() -> int:
             data = joined(data, collect(
                 library, training, mapping, folds, measured=False, presence=presence or PresenceFolds(None, default), adapters=adapters,
             ))
+        unseen = [q for path in args.unseen_questions for q in load_questions(Path(path))]
+        if unseen:
+            unseen_mapping = ensure_documents(library, unseen, Path(args.data))
+            data = joined(data, collect(library, unseen, unseen_mapping, folds, presence=presence, trainable=False))
         if cache is not None:
             np.savez(cache, **data)
-    x, y, measured = data["x"], data["y"], data["measured"]
+    x, y, measured = data["x"], data["y"], data["measured"] & data["trainable"]
     sample = (
         f"{int(measured.sum())} questions, {int(y[measured].sum())} answerable, {len(set(data['contracts'][measured]))} contracts, "
         f"styles: {', '.join(sorted(set(data['styles'][measured])))}"
-        + (f"; and {int((~measured).sum())} training-only over {len(set(data['contracts'][~measured]))} other contracts" if (~measured).any() else "")
+        + (f"; and {int((~data['measured']).sum())} training-only over {len(set(data['contracts'][~data['measured']]))} other contracts" if (~data["measured"]).any() else "")
+        + (f"; and {int((~data['trainable']).sum())} of unseen wording, only measured" if (~data["trainable"]).any() else "")
     )
     print(sample)
     held_out = {}
@@ -322,6 +342,7 @@ def main() -> int:
         print(f"\n=== {kind}{' (decides)' if kind == args.model else ''}{', a threshold per kind' if args.per_kind else ''}")
         held_out[kind] = cross_validate(data, FITS[kind], args.per_kind)
         report(data, *held_out[kind])
+        report(data, *held_out[kind], unseen=True)
     support, _ = held_out[args.model]
 
     logistic = fit_logistic(x, y)

@@ -233,10 +233,18 @@ def main() -> None:
     write_model(args.out, items, embeddings, set(args.hold_style), held_docs)
 
 
-def write_model(out: Path, items: list[tuple[str, str, str]], embeddings: np.ndarray, held_styles: set[str], held_docs: set[str]) -> None:
+def write_model(
+    out: Path, items: list[tuple[str, str, str]], embeddings: np.ndarray, held_styles: set[str], held_docs: set[str],
+    keep_training: bool = False,
+) -> None:
     """Fit on the texts of every style but `held_styles`, the lexicon on the dev contracts but
-    `held_docs`, and save both where engine/query/meaning.py reads them."""
-    keep = [i for i, item in enumerate(items) if item[1].removeprefix(TRAIN) not in held_styles]
+    `held_docs`, and save both where engine/query/meaning.py reads them. `keep_training` leaves
+    out only the evaluation phrasings of `held_styles`, keeping the training-only questions of
+    those styles, which other hands wrote: held out by phrasing rather than by style."""
+    def held(style: str) -> bool:
+        return (style if keep_training else style.removeprefix(TRAIN)) in held_styles
+
+    keep = [i for i, item in enumerate(items) if not held(item[1])]
     vectorizer, model = fit([items[i][2] for i in keep], embeddings[keep], [items[i][0] for i in keep])
     words = lexicon(held_docs) | nda_lexicon(held_docs)
     categories = [str(c) for c in model.classes_]

@@ -131,6 +131,28 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
             assert placeholders(question["text"]) <= {"{party}", "{other}"}
 
 
+def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns_from():
+    """unseen_wording.json: 8 questions per CUAD category (a scenario twice) and 7 per NDA term
+    (no party style), each by a named writer; and no question of it is in a file a model trains
+    on, beyond the 18 (15 of them keywords such as "choice of law") that writers of both sets
+    happened to word alike when it was written."""
+    unseen = load("unseen_wording.json")
+    assert set(unseen["categories"]) == set(CUAD) and set(unseen["nda"]) == set(load("contractnli.json")["hypotheses"])
+    for group, styles in (("categories", STYLES), ("nda", STYLES - {"party"})):
+        for name, questions in unseen[group].items():
+            check_phrasings(name, questions, styles, 7)
+            counts = {style: sum(q["style"] == style for q in questions) for style in styles}
+            assert counts == {style: 2 if style == "scenario" else 1 for style in styles}, name
+            assert all(q["writer"] in unseen["writers"] for q in questions), name
+            assert all(placeholders(q["text"]) == ({"{party}", "{other}"} if q["style"] == "party" else set()) for q in questions), name
+    training = load("training_questions.json")
+    learnt = {words(q["text"]) for group in ("categories", "listings", "nda") for qs in training[group].values() for q in qs}
+    learnt |= {words(p["text"]) for entry in [*CUAD.values(), *load("contractnli.json")["hypotheses"].values()] for p in entry["phrasings"]}
+    learnt |= {words(c["cuad"]) for c in CUAD.values()}
+    shared = [q["text"] for group in ("categories", "nda") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt]
+    assert len(shared) == 18, shared
+
+
 @needs_shared_data
 def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only(tmp_path):
     """build.py's training files ask the same contracts' questions as the evaluation files, with
@@ -149,4 +171,14 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
     gold = {(r["docs"][0], r.get("source_id") or r.get("hypothesis")): r["evidence"] for r in measured["cuad_phrasings"] + measured["contractnli_dev"]}
     for row in training["cuad"] + training["contractnli"]:
         assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
+    unseen = {name: read(tmp_path / f"unseen_{name}.jsonl") for name in ("cuad", "contractnli")}
+    written = load("unseen_wording.json")
+    for name, rows in unseen.items():  # the unseen wording: every phrasing of the set, asked of the same questions
+        assert rows and all(r["phrasing"].startswith("unseen/") for r in rows), name
+        assert {r["docs"][0] for r in rows} == {r["docs"][0] for r in measured["cuad_phrasings" if name == "cuad" else "contractnli_dev"]}
+    for row in unseen["cuad"] + unseen["contractnli"]:
+        assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
+    hypotheses = {(r["docs"][0], r["hypothesis"]) for r in measured["contractnli_dev"]}
+    assert len(unseen["contractnli"]) == 7 * len(hypotheses)
+    assert {r["question"] for r in unseen["contractnli"] if r["hypothesis"] == "nda-11"} == {q["text"] for q in written["nda"]["nda-11"]}
     assert (tmp_path / "cuad" / "pdf").is_dir() and (tmp_path / "public").is_dir()  # every file's docs resolve against the output folder

@@ -10,6 +10,9 @@ Writes, in FORMAT.md's form (../shared/bench/FORMAT.md), into the git-ignored fo
   contracts that answer them (`gold_docs`);
 - contractnli_dev.jsonl and contractnli/pdf/<id>.pdf: ContractNLI's dev NDAs rendered to text PDFs
   and one question per (NDA, hypothesis, phrasing);
+- unseen_cuad.jsonl and unseen_contractnli.jsonl: the same questions asked in the phrasings of
+  unseen_wording.json, written by five writers who saw none of the other sets, and which no
+  model is trained on: wording the project never saw;
 - training_cuad.jsonl and training_contractnli.jsonl: the same questions asked in the
   training-only phrasings of training_questions.json (K per question, --training-per-question),
   for fitting models that are then measured on the files above (bench/train_lead_model.py).
@@ -37,6 +40,7 @@ ROOT = HERE.parents[1]
 STYLES = ("plain", "legal", "yesno", "keyword", "party", "scenario", "typo")
 LINKED = ("cuad", "public")  # the shared data's contract folders, linked into --out
 TRAINING_TAG = "train/"  # phrasing ids of the training-only set: train/<category>/NN
+UNSEEN_TAG = "unseen/"  # phrasing ids of the unseen-wording set: unseen/<category>/NN
 
 # Party names: generic role words a contract uses for a party. They are a last resort for
 # {party}/{other}, after a proper short name ("Aduro") or the company name without its suffix.
@@ -176,6 +180,12 @@ def cuad_phrasings() -> dict[str, list[dict]]:
 def training_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
     """The training-only phrasings: of each CUAD category, and of each ContractNLI hypothesis."""
     spec = json.loads((HERE / "training_questions.json").read_text(encoding="utf-8"))
+    return spec["categories"], spec["nda"]
+
+
+def unseen_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
+    """The unseen-wording set: of each CUAD category, and of each ContractNLI hypothesis."""
+    spec = json.loads((HERE / "unseen_wording.json").read_text(encoding="utf-8"))
     return spec["categories"], spec["nda"]
 
 
@@ -399,11 +409,16 @@ def main(argv: list[str] | None = None) -> int:
         "training_cuad.jsonl": build_cuad(shared, labels, args.training_per_question, unreported, categories, TRAINING_TAG),
         "training_contractnli.jsonl": build_contractnli(shared, out, args.training_per_question, args.limit, unreported, hypotheses, TRAINING_TAG),
     }
+    unseen_categories, unseen_hypotheses = unseen_phrasings()
+    unseen = {  # measured, never trained on: see README.md
+        "unseen_cuad.jsonl": build_cuad(shared, labels, None, new_stats(), unseen_categories, UNSEEN_TAG),
+        "unseen_contractnli.jsonl": build_contractnli(shared, out, None, args.limit, new_stats(), unseen_hypotheses, UNSEEN_TAG),
+    }
     if args.every > 1:  # a reproducible sample of contracts; the enumeration keeps all (it asks over all of them)
         kept = set()
         for name in ("cuad_phrasings.jsonl", "contractnli_dev.jsonl"):
             kept |= set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
-        for group in (files, training):
+        for group in (files, training, unseen):
             for name in group:
                 if name != "enumeration.jsonl":
                     group[name] = [r for r in group[name] if r["docs"][0] in kept]
@@ -412,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "sample_docs.txt").write_text("\n".join(sample) + "\n")
     first = ("id", "docs", "question", "answerable", "hops", "type", "evidence", "answer")
-    for name, rows in {**files, **training}.items():
+    for name, rows in {**files, **training, **unseen}.items():
         write_jsonl(out / name, [{**{k: r[k] for k in first}, **r} for r in rows])
     for folder in LINKED:  # so every file's docs, and the multi-hop sets', resolve against --out alone
         link = out / folder
@@ -435,6 +450,10 @@ def main(argv: list[str] | None = None) -> int:
           f"rendered page text: {stats['spans_found']}/{stats['spans']} ({share:.1%}); "
           f"{stats['spans_without_words']} spans without words dropped; "
           f"{stats['answerable_without_evidence']} answerable (NDA, hypothesis) pairs left without evidence")
+    for name, rows in unseen.items():
+        styles = collections.Counter(r["style"] for r in rows)
+        print(f"  {name} (unseen wording, never trained on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable); by style: "
+              + ", ".join(f"{s} {styles[s]}" for s in STYLES if styles[s]))
     for name, rows in training.items():
         print(f"  {name} (training only, never measured on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable)")
     print(f"  every file's docs are relative to {out} (its {' and '.join(LINKED)} link to the shared data): run the harness with --data {out}")
