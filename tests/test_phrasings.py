@@ -132,9 +132,9 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
 
 
 def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns_from():
-    """unseen_wording.json: 8 questions per CUAD category (a scenario twice) and 7 per NDA term
-    (no party style), each by a named writer; and no question of it is in a file a model trains
-    on, beyond the 18 (15 of them keywords such as "choice of law") that writers of both sets
+    """unseen_wording.json: 8 questions per CUAD category (a scenario twice), 7 per NDA term
+    (no party style) and 8 "find all" requests per target, each by a named writer; and no question of it is in a file a model trains
+    on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
     happened to word alike when it was written."""
     unseen = load("unseen_wording.json")
     assert set(unseen["categories"]) == set(CUAD) and set(unseen["nda"]) == set(load("contractnli.json")["hypotheses"])
@@ -145,12 +145,18 @@ def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns
             assert counts == {style: 2 if style == "scenario" else 1 for style in styles}, name
             assert all(q["writer"] in unseen["writers"] for q in questions), name
             assert all(placeholders(q["text"]) == ({"{party}", "{other}"} if q["style"] == "party" else set()) for q in questions), name
+    for target, requests in unseen["listings"].items():  # "find all" requests, by a sixth writer
+        assert target in ENUMERATION_TARGETS and len(requests) == 8 and len({r["form"] for r in requests}) >= 3, target
+        assert all(r["form"] in FORMS and r["writer"] in unseen["writers"] for r in requests), target
+        assert all(placeholders(r["text"]) == ({"{law}"} if target == "Governing Law" else set()) for r in requests), target
+    assert set(unseen["listings"]) == ENUMERATION_TARGETS
     training = load("training_questions.json")
     learnt = {words(q["text"]) for group in ("categories", "listings", "nda") for qs in training[group].values() for q in qs}
     learnt |= {words(p["text"]) for entry in [*CUAD.values(), *load("contractnli.json")["hypotheses"].values()] for p in entry["phrasings"]}
     learnt |= {words(c["cuad"]) for c in CUAD.values()}
-    shared = [q["text"] for group in ("categories", "nda") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt]
-    assert len(shared) == 18, shared
+    learnt |= {words(p["text"]) for phrasings in load("enumeration.json")["targets"].values() for p in phrasings}
+    shared = [q["text"] for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt]
+    assert len(shared) == 28, shared
 
 
 @needs_shared_data

@@ -10,8 +10,8 @@ Writes, in FORMAT.md's form (../shared/bench/FORMAT.md), into the git-ignored fo
   contracts that answer them (`gold_docs`);
 - contractnli_dev.jsonl and contractnli/pdf/<id>.pdf: ContractNLI's dev NDAs rendered to text PDFs
   and one question per (NDA, hypothesis, phrasing);
-- unseen_cuad.jsonl and unseen_contractnli.jsonl: the same questions asked in the phrasings of
-  unseen_wording.json, written by five writers who saw none of the other sets, and which no
+- unseen_cuad.jsonl, unseen_contractnli.jsonl and unseen_enumeration.jsonl: the same questions
+  and "find all" requests asked in the phrasings of unseen_wording.json, written by six writers who saw none of the other sets, and which no
   model is trained on: wording the project never saw;
 - training_cuad.jsonl and training_contractnli.jsonl: the same questions asked in the
   training-only phrasings of training_questions.json (K per question, --training-per-question),
@@ -183,10 +183,11 @@ def training_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
     return spec["categories"], spec["nda"]
 
 
-def unseen_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
-    """The unseen-wording set: of each CUAD category, and of each ContractNLI hypothesis."""
+def unseen_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict[str, list[dict]]]:
+    """The unseen-wording set: of each CUAD category, of each ContractNLI hypothesis, and of each
+    "find all" target."""
     spec = json.loads((HERE / "unseen_wording.json").read_text(encoding="utf-8"))
-    return spec["categories"], spec["nda"]
+    return spec["categories"], spec["nda"], spec["listings"]
 
 
 def build_cuad(shared: Path, labels: dict, per_question: int | None, stats: dict,
@@ -231,8 +232,9 @@ def law_parts(label: dict) -> list[str]:
     return [part.strip() for part in (label.get("normalized_answer") or "").split(";") if part.strip()]
 
 
-def build_enumeration(shared: Path, labels: dict, stats: dict) -> list[dict]:
-    spec = json.loads((HERE / "enumeration.json").read_text(encoding="utf-8"))["targets"]
+def build_enumeration(shared: Path, labels: dict, stats: dict, phrasings: dict[str, list[dict]] | None = None, tag: str = "") -> list[dict]:
+    """`phrasings`: target -> requests (default: enumeration.json's); `tag` prefixes the ids of another set."""
+    spec = phrasings or json.loads((HERE / "enumeration.json").read_text(encoding="utf-8"))["targets"]
     docs: list[str] = []
     for q in read_jsonl(shared / "bench" / "cuad_dev.jsonl"):
         if q["docs"][0] not in docs:
@@ -272,11 +274,11 @@ def build_enumeration(shared: Path, labels: dict, stats: dict) -> list[dict]:
         for i, p in enumerate(spec[category], 1):
             n = len(gold_docs)
             answer = {"count": str(n), "any": "Yes" if n else "No"}.get(p["form"], f"{n} contracts")
-            row = {"id": f"enum/{target_slug}/{i:02d}", "docs": docs,
+            row = {"id": f"enum/{tag}{target_slug}/{i:02d}", "docs": docs,
                    "question": p["text"].replace("{law}", law) if law else p["text"],
                    "answerable": n > 0, "hops": 1, "type": "enumeration", "evidence": evidence, "answer": answer,
                    "target": category, "style": p["style"], "form": p["form"],
-                   "phrasing": f"{slug(category)}/{i:02d}", "gold_docs": gold_docs, "gold_count": n}
+                   "phrasing": f"{tag}{slug(category)}/{i:02d}", "gold_docs": gold_docs, "gold_count": n}
             if law:
                 row["law"] = law
             rows.append(row)
@@ -409,8 +411,9 @@ def main(argv: list[str] | None = None) -> int:
         "training_cuad.jsonl": build_cuad(shared, labels, args.training_per_question, unreported, categories, TRAINING_TAG),
         "training_contractnli.jsonl": build_contractnli(shared, out, args.training_per_question, args.limit, unreported, hypotheses, TRAINING_TAG),
     }
-    unseen_categories, unseen_hypotheses = unseen_phrasings()
+    unseen_categories, unseen_hypotheses, unseen_listings = unseen_phrasings()
     unseen = {  # measured, never trained on: see README.md
+        "unseen_enumeration.jsonl": build_enumeration(shared, labels, new_stats(), unseen_listings, UNSEEN_TAG),
         "unseen_cuad.jsonl": build_cuad(shared, labels, None, new_stats(), unseen_categories, UNSEEN_TAG),
         "unseen_contractnli.jsonl": build_contractnli(shared, out, None, args.limit, new_stats(), unseen_hypotheses, UNSEEN_TAG),
     }
@@ -420,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
             kept |= set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
         for group in (files, training, unseen):
             for name in group:
-                if name != "enumeration.jsonl":
+                if "enumeration" not in name:
                     group[name] = [r for r in group[name] if r["docs"][0] in kept]
         sample = sorted({Path(r["docs"][0]).stem for r in files["cuad_phrasings.jsonl"]})
         sample += sorted({f"contractnli:{Path(r['docs'][0]).stem}" for r in files["contractnli_dev.jsonl"]})
