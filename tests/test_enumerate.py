@@ -18,6 +18,11 @@ def test_enumeration_questions_become_field_filters():
     assert (query.kind, query.governing_law, query.categories, query.document_type) == ("count", None, ["Audit Rights"], "distributor")
     query = field_query("List every agreement with a change-of-control clause", CATEGORIES)
     assert query.categories == ["Change Of Control"]
+    # words that open the request are no kind of agreement: these once listed only the contracts
+    # with "all" in their title ("STRATEGIC ALLIANCE AGREEMENT"), or "our" or "signed"
+    for request in ("List all agreements with an audit right", "Which signed agreements have an audit right?", "List all our agreements with an audit right"):
+        assert field_query(request, CATEGORIES).document_type is None, request
+    assert field_query("Which supply agreements have an audit right?", CATEGORIES).document_type == "supply"
     query = field_query("Which contracts are governed by Utopian law?", CATEGORIES)
     assert query.governing_law is None and query.unknown == ["Utopian law"]
     assert field_query("Which law governs this agreement?", CATEGORIES) is None  # one contract's question: search answers it

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_named
 from models.enumeration import FieldQuery
 from models.plan import CategoryGuess
@@ -107,7 +108,7 @@ def field_query(
     if not query.categories and not law_meant:
         query.categories = [c for c in known_categories if c in _CUES and _CUES[c].search(question)]
     kind = _DOCUMENT_TYPE.search(question)
-    if kind:
+    if kind and document_type(kind.group("type")):  # a family of agreement ("distributor"), not "all" in "list all agreements"
         query.document_type = kind.group("type").lower()
     if "Anti-Assignment" in query.categories and "Ip Ownership Assignment" in query.categories:
         query.categories.remove("Anti-Assignment")
