@@ -27,6 +27,12 @@ def test_enumeration_questions_become_field_filters():
     assert query.governing_law is None and query.unknown == ["Utopian law"]
     assert field_query("Which law governs this agreement?", CATEGORIES) is None  # one contract's question: search answers it
     assert field_query("What is the liability cap?", CATEGORIES) is None
+    # a question that points at one contract is about it, though it speaks of each contract
+    assert field_query("Our auditors check every agreement's audit clause; what does this one allow?", CATEGORIES) is None
+    assert field_query("I track each contract's audit rights in a sheet. What are they in this agreement?", CATEGORIES) is None
+    # "any of our ..." asks over contracts only when contracts follow
+    assert field_query("Do any of our duties under the audit clause survive termination?", CATEGORIES) is None
+    assert field_query("Do any of our supply contracts have an audit right?", CATEGORIES).categories == ["Audit Rights"]
     query = field_query("Which contracts expire in 2025?", CATEGORIES)
     assert (query.expires, query.expiry_year, query.categories) == ("in", 2025, [])
     query = field_query("How many agreements with an audit right end before 2030?", CATEGORIES)

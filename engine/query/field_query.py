@@ -25,7 +25,7 @@ _ENUMERATION = re.compile(
     rf"|\b(?:list|show|find|identify|name|enumerate|give\s+me|pull\s+up)\s+(?:me\s+)?(?:all|every|each|the|any)?\s*(?:[\w-]+\s+){{0,4}}?{_DOCS}\b"
     rf"|\b(?:list|show|find)\s+(?:me\s+)?(?:all|every|each)\b|\blist\s*[?.]?\s*$"
     rf"|\bhow\s+many\s+(?:of\s+)?(?:the\s+|these\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{_DOCS}\b|\bhow\s+many\s+of\s+(?:them|these|those)\b"
-    rf"|\b(?:any|none|all|each|every)\s+of\s+(?:the|these|those|our|my|them)\b"
+    rf"|\b(?:any|none|all|each|every)\s+of\s+(?:these|those|them\b|(?:the|our|my)\s+(?:[\w-]+\s+){{0,3}}?{_DOCS}\b)"
     rf"|\bany\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}|{_ONE})\b|\banywhere\s+in\b"
     rf"|\b(?:across|among)\s+(?:all\s+)?(?:the\s+|these\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{_DOCS}\b"
     rf"|\bcompar\w*\b.{{0,60}}\b{_DOCS}\b"
@@ -75,9 +75,14 @@ CATEGORY_CUES = {
 _CUES = {category: re.compile(pattern, re.IGNORECASE) for category, pattern in CATEGORY_CUES.items()}
 
 
+# A question that points at one contract asks about it, whatever else it says ("Audit wants the
+# date each contract was made: what is it for this one?").
+_THIS_ONE = re.compile(rf"\bthis\s+(?:one|{_ONE})\b", re.IGNORECASE)
+
+
 def asks_over_contracts(question: str) -> bool:
     """Whether the question asks which / how many / whether any of several contracts."""
-    return bool(_ENUMERATION.search(question))
+    return bool(_ENUMERATION.search(question)) and not _THIS_ONE.search(question)
 
 
 def counts(question: str) -> bool:
