@@ -17,7 +17,9 @@ style instead, which never saw a scenario, the decision expects vaguer readings 
 gives, and on the unseen-wording questions (stop 56, held out by style and contract) it
 falsely abstained more: worst style 0.175 against 0.144 (scenario), CUAD 0.127 against 0.117,
 abstain recall 0.929 against 0.922; ContractNLI 0.750 / 0.128 against 0.756 / 0.146. That
-choice was made after seeing those figures. With `--presence-folds DIR` (bench/train_presence.py --folds-out) each question's contract is
+choice was made after seeing those figures.
+
+With `--presence-folds DIR` (bench/train_presence.py --folds-out) each question's contract is
 read by the presence fold model that never read its labels, so the category features are as
 sure as a new contract's. Read by a model trained on their labels instead, the CUAD phrasings'
 false-abstain was 0.034 against 0.115 held out (stop 52): a decision fitted so trusts the
@@ -313,24 +315,23 @@ def main() -> int:
     else:
         library, folds = held_out_library(args, args.preset)
         questions = [q for path in args.questions for q in load_questions(Path(path))]
-        measured_contracts = {q.docs[0] for q in questions}
+        unseen = [q for path in args.unseen_questions for q in load_questions(Path(path))]
+        measured_contracts = {q.docs[0] for q in questions + unseen}
         training = [
             q for path in args.training_questions for q in id_sample(load_questions(Path(path)), args.training_every)
             if q.docs[0] not in measured_contracts
         ]
-        mapping = ensure_documents(library, questions + training, Path(args.data))
+        mapping = ensure_documents(library, questions + unseen + training, Path(args.data))
         default = Path(args.presence_model) if args.presence_model else PRESENCE_MODEL
         presence = PresenceFolds(args.presence_folds, default) if args.presence_folds else None
         data = collect(library, questions, mapping, folds, presence=presence)
+        if unseen:  # before the training questions, whose adapters would stay in use after them
+            data = joined(data, collect(library, unseen, mapping, folds, presence=presence, trainable=False))
         if training:
             adapters = AdapterFolds(args.query_adapter_folds, Path(args.query_adapter) if args.query_adapter else ADAPTER_MODEL)
             data = joined(data, collect(
                 library, training, mapping, folds, measured=False, presence=presence or PresenceFolds(None, default), adapters=adapters,
             ))
-        unseen = [q for path in args.unseen_questions for q in load_questions(Path(path))]
-        if unseen:
-            unseen_mapping = ensure_documents(library, unseen, Path(args.data))
-            data = joined(data, collect(library, unseen, unseen_mapping, folds, presence=presence, trainable=False))
         if cache is not None:
             np.savez(cache, **data)
     x, y, measured = data["x"], data["y"], data["measured"] & data["trainable"]

@@ -11,8 +11,8 @@ Writes, in FORMAT.md's form (../shared/bench/FORMAT.md), into the git-ignored fo
 - contractnli_dev.jsonl and contractnli/pdf/<id>.pdf: ContractNLI's dev NDAs rendered to text PDFs
   and one question per (NDA, hypothesis, phrasing);
 - unseen_cuad.jsonl, unseen_contractnli.jsonl and unseen_enumeration.jsonl: the same questions
-  and "find all" requests asked in the phrasings of unseen_wording.json, written by six writers who saw none of the other sets, and which no
-  model is trained on: wording the project never saw;
+  and "find all" requests asked in the phrasings of unseen_wording.json, written by six writers
+  who saw none of the other sets, and which no model is trained on: wording the project never saw;
 - training_cuad.jsonl and training_contractnli.jsonl: the same questions asked in the
   training-only phrasings of training_questions.json (K per question, --training-per-question),
   for fitting models that are then measured on the files above (bench/train_lead_model.py).
