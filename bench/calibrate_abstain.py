@@ -223,9 +223,9 @@ def cross_validate(data: dict[str, np.ndarray], fit=fit_trees, per_kind: bool = 
     for style in sorted(set(styles[measured])):
         for fold in range(CONTRACT_FOLDS):
             held = measured & (styles == style) & (folds == fold)
-            train = (styles != style) & other_contracts[:, fold] & trainable
-            if style == UNSTYLED:  # no wording style to hold out: other contracts' questions of the kind train
-                train = other_contracts[:, fold] & trainable
+            train = other_contracts[:, fold] & trainable
+            if style != UNSTYLED:  # a question in no style is held out by contract alone
+                train &= styles != style
             if not held.any():
                 continue
             model = fit(x[train], y[train])

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import html
 import json
 import random
@@ -290,6 +291,7 @@ def build_enumeration(shared: Path, labels: dict, stats: dict, phrasings: dict[s
 PAGE_CSS = "body {font-family: sans-serif; font-size: 10.5pt; line-height: 1.3;} p {margin: 0 0 7pt 0;}"
 
 
+@functools.cache  # the evaluation, training and unseen files ask of the same NDAs: each is rendered once
 def render_nda(text: str, path: Path) -> list[str]:
     """Render an NDA's text to a Letter-size text PDF, one paragraph per line of the source;
     returns the normalised text of each page."""
