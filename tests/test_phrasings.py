@@ -107,6 +107,15 @@ def test_contractnli_phrasings(key):
         assert words(p["text"]) != words(entry["hypothesis"]), key
 
 
+def evaluated_texts() -> set[str]:
+    """The words of every evaluated wording: cuad_dev's, the hypotheses', the phrasings' and the
+    "find all" requests'."""
+    categories, hypotheses = load("cuad_categories.json")["categories"], load("contractnli.json")["hypotheses"]
+    evaluated = {words(c["cuad"]) for c in categories.values()} | {words(h["hypothesis"]) for h in hypotheses.values()}
+    evaluated |= {words(p["text"]) for entry in [*categories.values(), *hypotheses.values()] for p in entry["phrasings"]}
+    return evaluated | {words(p["text"]) for phrasings in load("enumeration.json")["targets"].values() for p in phrasings}
+
+
 def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
     """A training question that copies an evaluated phrasing (one contract's or a "find all"
     request's) would make the held-out figures in-sample; every category and NDA term has its
@@ -114,9 +123,7 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
     training = load("training_questions.json")
     categories, hypotheses = load("cuad_categories.json")["categories"], load("contractnli.json")["hypotheses"]
     assert set(training["categories"]) == set(categories) == set(training["listings"]) and set(training["nda"]) == set(hypotheses)
-    evaluated = {words(c["cuad"]) for c in categories.values()} | {words(h["hypothesis"]) for h in hypotheses.values()}
-    evaluated |= {words(p["text"]) for entry in [*categories.values(), *hypotheses.values()] for p in entry["phrasings"]}
-    evaluated |= {words(p["text"]) for phrasings in load("enumeration.json")["targets"].values() for p in phrasings}
+    evaluated = evaluated_texts()
     seen: set[str] = set()
     nda_styles = STYLES - {"party"}  # an NDA's parties are the Disclosing and Receiving Party
     listing_styles = STYLES - {"party"}  # requests over many contracts, in enumeration.json's styles ("Do any of these..." is yesno)
@@ -133,8 +140,8 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
 
 def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns_from():
     """unseen_wording.json: 8 questions per CUAD category (a scenario twice), 7 per NDA term
-    (no party style) and 8 "find all" requests per target, each by a named writer; and no question of it is in a file a model trains
-    on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
+    (no party style) and 8 "find all" requests per target, each by a named writer; and no
+    question of it is in a file a model trains on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
     happened to word alike when it was written."""
     unseen = load("unseen_wording.json")
     assert set(unseen["categories"]) == set(CUAD) and set(unseen["nda"]) == set(load("contractnli.json")["hypotheses"])
@@ -151,10 +158,7 @@ def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns
         assert all(placeholders(r["text"]) == ({"{law}"} if target == "Governing Law" else set()) for r in requests), target
     assert set(unseen["listings"]) == ENUMERATION_TARGETS
     training = load("training_questions.json")
-    learnt = {words(q["text"]) for group in ("categories", "listings", "nda") for qs in training[group].values() for q in qs}
-    learnt |= {words(p["text"]) for entry in [*CUAD.values(), *load("contractnli.json")["hypotheses"].values()] for p in entry["phrasings"]}
-    learnt |= {words(c["cuad"]) for c in CUAD.values()}
-    learnt |= {words(p["text"]) for phrasings in load("enumeration.json")["targets"].values() for p in phrasings}
+    learnt = evaluated_texts() | {words(q["text"]) for group in ("categories", "listings", "nda") for qs in training[group].values() for q in qs}
     shared = [q["text"] for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt]
     assert len(shared) == 28, shared
 
