@@ -2,8 +2,9 @@
 every contract, scope -> field filter -> enumeration.
 
 The app, `engine ask` and `engine eval` all call `QueryEngine.run`, so what is measured is
-what users get: a "which contracts..." question is answered from the contract fields
-everywhere, never by top-k retrieval in one place and by enumeration in another.
+what users get: a "which contracts..." question is answered from the contract fields, or by
+asking every contract when no reliable field settles it, everywhere, never by top-k retrieval
+in one place and by enumeration in another.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from llama_index.core.base.response.schema import Response
 from llama_index.core.query_engine import CustomQueryEngine
@@ -19,7 +20,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from engine.answer.answerer import Answerer
 from engine.answer.direct import asked_field, unless_unstated, with_direct_answer
-from engine.answer.enumeration import cite_listed, enumerate_contracts, listing_by_search
+from engine.answer.enumeration import cite_listed, enumerate_contracts, listing_by_search, passing_fields
 from engine.answer.generate import TextCallback
 from engine.fields.presence import presence_model
 from engine.fields.stored import FieldReader
@@ -37,7 +38,7 @@ from engine.text.spelling import Corrected, name_words, spelling_corrector
 from models.answer import Answer, Citation
 from models.clause import Clause
 from models.document import Document
-from models.enumeration import Enumeration
+from models.enumeration import Enumeration, FieldQuery
 from models.fields import FieldValue
 from models.per_contract import ContractAnswer, PerContract
 from models.plan import CategoryGuess, Filters, QueryPlan
@@ -46,6 +47,17 @@ from models.retrieval import Mode
 
 
 CountProgress = Callable[[int, int], None]  # (contracts done, contracts in all)
+
+
+@dataclass
+class _Listing:
+    """A request over contracts that no contract field settles alone, so each contract in
+    scope is asked; `query` holds its field filters when it names a clause category no flag
+    lists reliably (`FieldQuery.searched`), and `notes` what those filters could not use."""
+
+    scope: int  # contracts in scope before any field filter
+    query: FieldQuery | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -61,7 +73,7 @@ class _Asked:
     meant: list[CategoryGuess]
     read_as: str  # the text `meant` was read from: the question, less the title of a contract it names
     stamp: dict
-    over_contracts: bool  # a "which / how many / do any..." request, as written or as spelling-corrected
+    listing: _Listing | None  # a "which / how many / do any..." request over several contracts, answered by asking each
 
 
 class QueryEngine:
@@ -108,16 +120,24 @@ class QueryEngine:
         meant = self.meant(question)
         if len(doc_ids) > 1 and over_contracts:
             meant = listing_guesses(meant)
+        presence = presence_model()
         query = field_query(
-            question, presence_model().contract_categories, meant, settings.retrieval.listing_category_min,
-            several=len(doc_ids) > 1, over_contracts=over_contracts,
+            question, presence.reliable, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1,
+            over_contracts=over_contracts, unflagged=[c for c in presence.contract_categories if c not in presence.reliable],
         )
-        if query is not None:
-            names = {doc_id: d.file_name for doc_id, d in documents.items()}
+        names = {doc_id: d.file_name for doc_id, d in documents.items()}
+        if query is not None and query.searched is None:
             cited = None if cite_all else settings.limits.listing_cited
             listing = enumerate_contracts(query, self.fields.of(doc_ids), names, self.answerer.citer, self._clause_in(documents), cited)
             _as_typed(listing, typed, spelled)
             return QueryResult(**stamp, enumeration=listing, seconds=round(time.perf_counter() - started, 3))
+        # a request over contracts that no field settles: every contract is asked, however many
+        by_search = _Listing(len(doc_ids)) if len(doc_ids) > 1 and over_contracts else None
+        if by_search is not None and query is not None:  # a category no flag lists: its other filters narrow the scope first
+            by_search.query = query
+            doc_ids, by_search.notes = passing_fields(query, self.fields.of(doc_ids), names)
+            if query.filters or query.document_type:  # the fields settled the rest: each contract is asked of the category
+                meant = self.meaning.sure_of(query.searched)
         titles = {doc_id: documents[doc_id].title for doc_id in doc_ids if doc_id in documents} if len(doc_ids) > 1 else {}
         named = named_contract(question, titles) if titles else None
         read_as = question
@@ -125,9 +145,10 @@ class QueryEngine:
             doc_ids = [named]  # and its title's words say nothing of what is asked about it
             read_as = without_words(question, titles[named])
             meant = self.meant(read_as)
-        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, read_as, stamp, over_contracts)
-        if answer and 1 < len(doc_ids) <= settings.limits.answer_each:
-            result = self._each(asked, doc_ids, {doc_id: documents[doc_id].file_name for doc_id in doc_ids if doc_id in documents}, on_progress)
+            by_search = None
+        asked = _Asked(question, filters, settings, mode, budget, on_text, meant, read_as, stamp, by_search)
+        if answer and (by_search is not None or 1 < len(doc_ids) <= settings.limits.answer_each):
+            result = self._each(asked, doc_ids, names, on_progress)
         else:
             result = self._one(asked, doc_ids, answer)
             if answer and named is not None:
@@ -163,11 +184,12 @@ class QueryEngine:
         if len(doc_ids) > settings.limits.answer_each:
             doc_ids = self._best_contracts(asked, doc_ids)
         graphs = self.retriever.graphs(doc_ids)
-        plan = self.plan(asked.question, graphs, asked.filters, settings, asked.meant, asked.read_as)
+        # a listing's rows need only each contract's evidence check and first quote: no model plans or writes them
+        plan = self.plan(asked.question, graphs, asked.filters, settings, asked.meant, asked.read_as, refined=asked.listing is None)
         retrieval = self.retriever.retrieve(plan, settings.retrieval, asked.mode, asked.budget, graphs)
         result = QueryResult(**asked.stamp, plan=plan, retrieval=retrieval)
         if answer:
-            drafted = self.answerer.answer(retrieval, graphs, settings, self.model, asked.on_text)
+            drafted = self.answerer.answer(retrieval, graphs, settings, self.model if asked.listing is None else None, asked.on_text)
             field = asked_field(drafted, plan, settings.answer.extractive.lead_probability) if len(graphs) == 1 else None
             if field is not None:  # a field question about one contract: its value, cited, comes first
                 opening = [c for c in graphs[0].clauses if c.page_start == 1]
@@ -188,10 +210,13 @@ class QueryEngine:
             if on_progress is not None:
                 on_progress(done, len(doc_ids))
         rows = [ContractAnswer(doc_id=d, file=names.get(d, d), answer=r.answer) for d, r in zip(doc_ids, singles)]
-        best = max(singles, key=lambda r: (not r.answer.abstained, r.answer.support))
-        result = QueryResult(**asked.stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer)
-        if asked.over_contracts:
-            result.enumeration = listing_by_search(asked.question, rows, asked.meant, asked.settings.retrieval.listing_category_min)
+        best = max(singles, key=lambda r: (not r.answer.abstained, r.answer.support), default=None)
+        result = QueryResult(**asked.stamp, plan=best.plan, retrieval=best.retrieval, answer=best.answer) if best else QueryResult(**asked.stamp)
+        if asked.listing is not None:
+            listing = asked.listing
+            result.enumeration = listing_by_search(
+                asked.question, rows, asked.meant, asked.settings.retrieval.listing_category_min, listing.query, listing.scope, listing.notes
+            )
         else:
             result.per_contract = PerContract(question=asked.question, rows=rows)
         return result
@@ -228,17 +253,17 @@ class QueryEngine:
 
     def plan(
         self, question: str, graphs: list[DocGraph], filters: Filters | None, settings: Settings | None = None,
-        meant: list[CategoryGuess] | None = None, read_as: str | None = None,
+        meant: list[CategoryGuess] | None = None, read_as: str | None = None, refined: bool = True,
     ) -> QueryPlan:
         """The rules' plan with what the question means, and a local model's checked proposals
-        when one is set. `meant` was read from `read_as` (the question when None); the plan reads
-        the question again when it names the contract's parties."""
+        when one is set and `refined`. `meant` was read from `read_as` (the question when None);
+        the plan reads the question again when it names the contract's parties."""
         settings = settings or self.settings
         plan = make_plan(question, graphs, filters, read_as)
         if meant is None or plan.read_as != (read_as or question):
             meant = self.meant(plan.read_as)
         plan = with_meaning(plan, meant, self.meaning.lexicon, settings.retrieval)
-        if self.model is None:
+        if self.model is None or not refined:
             return plan
         return refine(plan, self.model.llm, graphs, settings.llm.plan_terms_shown)
 

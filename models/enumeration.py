@@ -20,6 +20,11 @@ class FieldQuery(BaseModel):
     expires: Literal["in", "before", "after"] | None = Field(default=None, description="how the expiry year is compared")
     expiry_year: int | None = None
     unknown: list[str] = Field(default_factory=list, description="values the question names that the planner cannot use")
+    searched: str | None = Field(
+        default=None,
+        description="a clause category no contract flag lists reliably: each contract passing the other filters is searched for it "
+        "and listed when its answer passes the evidence check",
+    )
 
     @property
     def filters(self) -> bool:
@@ -59,6 +64,7 @@ class Enumeration(BaseModel):
         asked += [f"governed by the law of {query.governing_law}"] if query.governing_law else []
         asked += [f"with {category}" for category in query.categories]
         asked += [f"expiring {query.expires} {query.expiry_year}"] if query.expires else []
+        asked += [f"where the search found {query.searched}"] if query.searched else []
         if self.method == "search" and not asked:
             asked = ["where the search found it"]
         return f"{len(self.documents)} of {self.searched} contracts " + (" and ".join(asked) or "match") + "."

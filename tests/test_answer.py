@@ -245,6 +245,16 @@ def test_the_model_saying_not_stated_is_an_abstention(sample_library, with_model
     assert answer.abstained and answer.backend is BackendKind.OLLAMA and answer.closest[0].ref.startswith("8")
 
 
+def test_a_listing_asked_of_each_contract_is_not_written_by_the_model(sample_library, with_model):
+    """A listing by search needs each contract's evidence check and first quote, not a written
+    answer: over hundreds of contracts a model's plan and draft per contract would take minutes."""
+    with FakeOllama(replies=answers({"verdict": "not_stated", "claims": []})) as fake:
+        with_model(fake.url)
+        listing = sample_library.ask("Which contracts have a change of control clause?").enumeration
+    assert listing.method == "search" and [d.file for d in listing.documents] == [GCLOUD.name]
+    assert fake.chats() == []
+
+
 def test_an_unreachable_model_gives_the_extractive_answer_with_a_note(sample_library, with_model, doc):
     with FakeOllama() as fake:
         url = fake.url

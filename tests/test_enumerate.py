@@ -39,6 +39,55 @@ def test_enumeration_questions_become_field_filters():
     assert (query.kind, query.expires, query.expiry_year, query.categories) == ("count", "before", 2030, ["Audit Rights"])
 
 
+def test_a_category_no_flag_lists_reliably_is_asked_of_each_contract_after_the_field_filters():
+    """Change of control is read from contracts too unreliably to list them by its flag: the
+    request keeps it as `searched`, beside the filters the fields settle."""
+    from models.plan import CategoryGuess
+
+    flagged, unflagged = ["Audit Rights"], ["Change Of Control"]
+    acquired = [CategoryGuess(category="Change Of Control", probability=0.8)]
+    query = field_query("Which contracts can be ended if a party is acquired?", flagged, acquired, 0.1, several=True, unflagged=unflagged)
+    assert (query.searched, query.categories, query.governing_law) == ("Change Of Control", [], None)
+    # beside the governing law, the question model's second guess is the clause asked for
+    law_first = [CategoryGuess(category="Governing Law", probability=0.57), CategoryGuess(category="Change Of Control", probability=0.23)]
+    question = "Which contracts governed by English law can be terminated if the supplier is acquired?"
+    query = field_query(question, flagged, law_first, 0.1, several=True, unflagged=unflagged)
+    assert (query.searched, query.governing_law) == ("Change Of Control", "England and Wales")
+    law_only = [CategoryGuess(category="Governing Law", probability=0.9), CategoryGuess(category="Change Of Control", probability=0.05)]
+    query = field_query("Which contracts are governed by English law?", flagged, law_only, 0.1, several=True, unflagged=unflagged)
+    assert (query.searched, query.categories, query.governing_law) == (None, [], "England and Wales")
+    # by the cue table when the question model is not sure, with a law or without
+    assert field_query("List every agreement with a change-of-control clause", flagged, unflagged=unflagged).searched == "Change Of Control"
+    query = field_query("Which contracts governed by English law have a change of control clause?", flagged, law_only, 0.1, unflagged=unflagged)
+    assert (query.searched, query.governing_law) == ("Change Of Control", "England and Wales")
+    # a flagged category is still read from the flags
+    audit = [CategoryGuess(category="Governing Law", probability=0.44), CategoryGuess(category="Audit Rights", probability=0.34)]
+    query = field_query("Which New York law contracts have an audit right?", flagged, audit, 0.1, unflagged=unflagged)
+    assert (query.categories, query.searched, query.governing_law) == (["Audit Rights"], None, "New York")
+
+
+def test_a_listing_of_a_category_no_flag_finds_reliably_asks_every_contract(sample_library):
+    """Only the framework agreement lets a party end it on a change of control (its 5.4); the
+    NDAs say nothing of one. Each contract is searched, however many are in scope, and where
+    the request also names a law the fields narrow the scope first."""
+    settings = sample_library.settings
+    one_each = settings.model_copy(update={"limits": settings.limits.model_copy(update={"answer_each": 1})})
+    listing = sample_library.engine.run("Which contracts have a change of control clause?", settings=one_each).enumeration
+    assert listing.method == "search" and listing.query.searched == "Change Of Control" and listing.searched == 3
+    assert [(d.file, d.citation.ref) for d in listing.documents] == [(GCLOUD.name, "5.4")]
+    assert listing.headline() == "1 of 3 contracts where the search found Change Of Control."
+    assert listing.notes == [
+        "Contracts are not flagged for Change Of Control (too often misread to list by), so each of the 3 contracts was searched "
+        "on its own and listed when its answer passed the evidence check (a contract without one says “Not found”)."
+    ]
+    narrowed = sample_library.ask("Which contracts governed by English law can be terminated if the supplier is acquired?").enumeration
+    assert [d.file for d in narrowed.documents] == [GCLOUD.name] and narrowed.documents[0].citation.ref.startswith("5.4")
+    assert narrowed.headline() == "1 of 3 contracts governed by the law of England and Wales and where the search found Change Of Control."
+    none_under = sample_library.ask("Which contracts governed by Texas law have a change of control clause?").enumeration
+    assert none_under.documents == [] and none_under.searched == 3
+    assert none_under.notes[0] == "no contract in scope is governed by Texas law; the laws found are: England and Wales"
+
+
 def test_every_contract_is_checked_and_each_listed_one_is_cited(sample_library):
     listing = sample_library.ask("Which contracts are governed by English law?").enumeration
     assert listing.searched == 3

@@ -6,6 +6,7 @@ search, so an ordinary question reads no fields.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from engine.fields.doctype import document_type
 from engine.fields.jurisdiction import jurisdiction_in, jurisdiction_named
@@ -92,16 +93,19 @@ def counts(question: str) -> bool:
 
 def field_query(
     question: str, known_categories: list[str], meant: list[CategoryGuess] = (), min_probability: float = 1.0, several: bool = False,
-    over_contracts: bool | None = None,
+    over_contracts: bool | None = None, unflagged: Collection[str] = (),
 ) -> FieldQuery | None:
     """The filter an enumeration question asks for; None when the question is not one.
 
     The category is the question model's (`meant`, likeliest first) when it is at least
-    `min_probability` sure of it; the cue table is the fallback. With `several` contracts in
-    scope, a search-box query about the governing law that names a jurisdiction ("New York
-    governing law") asks for the contracts under that law too. `over_contracts` says whether
-    the question asks over contracts when the caller has decided it (from the question as
-    written and as spelling-corrected); None reads it from `question`."""
+    `min_probability` sure of it, its second guess when the first is the governing law ("New
+    York law contracts with a non-compete"); the cue table is the fallback. A category of
+    `known_categories` is read from the contracts' flags; one of `unflagged` (a clause kind the
+    presence model scores too poorly to flag) becomes `searched`: each contract is asked. With
+    `several` contracts in scope, a search-box query about the governing law that names a
+    jurisdiction ("New York governing law") asks for the contracts under that law too.
+    `over_contracts` says whether the question asks over contracts when the caller has decided
+    it (from the question as written and as spelling-corrected); None reads it from `question`."""
     sure = [g.category for g in meant if g.probability >= min_probability]
     law_meant = "Governing Law" in sure[:1]
     if over_contracts is None:
@@ -109,9 +113,13 @@ def field_query(
     if not over_contracts and not (several and law_meant and jurisdiction_named(question)):
         return None
     query = FieldQuery(question=question, kind="count" if counts(question) else "list")
-    query.categories = [c for c in sure[:1] if c in known_categories]
-    if not query.categories and not law_meant:
-        query.categories = [c for c in known_categories if c in _CUES and _CUES[c].search(question)]
+    asked = sure[1:2] if law_meant else sure[:1]  # beside the law, the next sure guess is a clause asked for too
+    query.categories = [c for c in asked if c in known_categories]
+    query.searched = next((c for c in asked if c in unflagged), None)
+    if not query.categories and query.searched is None:  # the cues are narrow: "change of control" beside "governed by New York law"
+        cued = [c for c in [*known_categories, *unflagged] if c in _CUES and _CUES[c].search(question)]
+        query.categories = [c for c in cued if c in known_categories]
+        query.searched = next((c for c in cued if c in unflagged), None) if not query.categories else None
     kind = _DOCUMENT_TYPE.search(question)
     if kind and document_type(kind.group("type")):  # a family of agreement ("distributor"), not "all" in "list all agreements"
         query.document_type = kind.group("type").lower()
@@ -122,7 +130,8 @@ def field_query(
         relation = (expiry.group("relation") or "in").lower()
         query.expires = {"during": "in", "by": "before"}.get(relation, relation)
         query.expiry_year = int(expiry.group("year"))
-    if law_meant or _LAW_ASKED.search(question) and not (query.categories and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
+    clause_asked = query.categories or query.searched
+    if law_meant or _LAW_ASKED.search(question) and not (clause_asked and not re.search(r"\bgovern|\blaws?\s+of\b", question, re.I)):
         query.governing_law = jurisdiction_in(question.replace("governed by", "governed by the laws of"))
         if query.governing_law is None and law_meant:  # "choice of law New York", "contracts under Delaware rules"
             query.governing_law = jurisdiction_named(question)
@@ -130,6 +139,6 @@ def field_query(
             named = _UNKNOWN_LAW.search(question)
             if named and named.group("name").lower() not in {"which", "what", "the"}:
                 query.unknown.append(f"{named.group('name')} law")
-    if not query.filters and not query.unknown:
+    if not query.filters and not query.unknown and query.searched is None:
         return None  # a list question about something the fields do not hold: leave it to search
     return query

@@ -109,6 +109,11 @@ class QuestionModel:
         # the share of dev contracts that state each category: how often the answer exists at all
         self.priors = dict(zip(self.categories, stored["priors"].tolist()))
 
+    def sure_of(self, category: str) -> list[CategoryGuess]:
+        """`category` as the one guess: what a question is about when the words that said so
+        were read elsewhere (a listing whose other filters the contract fields settled)."""
+        return [CategoryGuess(category=category, probability=1.0, prior=round(self.priors.get(category, 0.5), 4))]
+
     def probabilities(self, question: str, vector: np.ndarray) -> np.ndarray:
         """Softmax over the categories, in `self.categories` order."""
         chars = self.chars.transform([question])
