@@ -60,6 +60,9 @@ def test_a_category_no_flag_lists_reliably_is_asked_of_each_contract_after_the_f
     assert field_query("List every agreement with a change-of-control clause", flagged, unflagged=unflagged).searched == "Change Of Control"
     query = field_query("Which contracts governed by English law have a change of control clause?", flagged, law_only, 0.1, unflagged=unflagged)
     assert (query.searched, query.governing_law) == ("Change Of Control", "England and Wales")
+    # a flagged category cued beside it narrows the scope by its flag first
+    both = field_query("Which contracts have an audit clause and a change of control clause?", flagged, unflagged=unflagged)
+    assert (both.categories, both.searched) == (["Audit Rights"], "Change Of Control")
     # a flagged category is still read from the flags
     audit = [CategoryGuess(category="Governing Law", probability=0.44), CategoryGuess(category="Audit Rights", probability=0.34)]
     query = field_query("Which New York law contracts have an audit right?", flagged, audit, 0.1, unflagged=unflagged)

@@ -12,7 +12,7 @@ listed so went from F1 0.455 by its flag to 0.934 (stop 57).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.answer.citations import Citer
 from engine.fields.jurisdiction import jurisdiction_key
@@ -156,7 +156,7 @@ def _is_type(contract: ContractFields, file_name: str, document_type: str) -> bo
 
 def listing_by_search(
     question: str, rows: list[ContractAnswer], meant: list[CategoryGuess], min_probability: float,
-    query: FieldQuery | None = None, scope: int | None = None, notes: list[str] = (),
+    query: FieldQuery | None = None, scope: int | None = None, notes: Sequence[str] = (),
 ) -> Enumeration:
     """A "which / do any of these..." request no contract field settles, answered by asking each
     contract: the contracts whose own answer was not "Not found", each with its first quote.

@@ -118,8 +118,8 @@ def field_query(
     query.searched = next((c for c in asked if c in unflagged), None)
     if not query.categories and query.searched is None:  # the cues are narrow: "change of control" beside "governed by New York law"
         cued = [c for c in [*known_categories, *unflagged] if c in _CUES and _CUES[c].search(question)]
-        query.categories = [c for c in cued if c in known_categories]
-        query.searched = next((c for c in cued if c in unflagged), None) if not query.categories else None
+        query.categories = [c for c in cued if c in known_categories]  # flagged ones narrow the scope,
+        query.searched = next((c for c in cued if c in unflagged), None)  # then each contract left is asked
     kind = _DOCUMENT_TYPE.search(question)
     if kind and document_type(kind.group("type")):  # a family of agreement ("distributor"), not "all" in "list all agreements"
         query.document_type = kind.group("type").lower()
