@@ -334,12 +334,13 @@ def main() -> int:
             ))
         if cache is not None:
             np.savez(cache, **data)
+    training_rows, unseen_rows = ~data["measured"], ~data["trainable"]
     x, y, measured = data["x"], data["y"], data["measured"] & data["trainable"]
     sample = (
         f"{int(measured.sum())} questions, {int(y[measured].sum())} answerable, {len(set(data['contracts'][measured]))} contracts, "
         f"styles: {', '.join(sorted(set(data['styles'][measured])))}"
-        + (f"; and {int((~data['measured']).sum())} training-only over {len(set(data['contracts'][~data['measured']]))} other contracts" if (~data["measured"]).any() else "")
-        + (f"; and {int((~data['trainable']).sum())} of unseen wording, only measured" if (~data["trainable"]).any() else "")
+        + (f"; and {int(training_rows.sum())} training-only over {len(set(data['contracts'][training_rows]))} other contracts" if training_rows.any() else "")
+        + (f"; and {int(unseen_rows.sum())} of unseen wording, only measured" if unseen_rows.any() else "")
     )
     print(sample)
     held_out = {}

@@ -123,7 +123,7 @@ class QueryEngine:
         presence = presence_model()
         query = field_query(
             question, presence.reliable, meant, settings.retrieval.listing_category_min, several=len(doc_ids) > 1,
-            over_contracts=over_contracts, unflagged=[c for c in presence.contract_categories if c not in presence.reliable],
+            over_contracts=over_contracts, unflagged=presence.unflagged,
         )
         names = {doc_id: d.file_name for doc_id, d in documents.items()}
         if query is not None and query.searched is None:

@@ -130,6 +130,8 @@ class PresenceModel:
         self.contract_categories = [c for c in self.categories if not c.startswith(NDA_PREFIX)]
         # the categories good enough to flag, chosen on dev when the model was trained
         self.reliable = [c for c in self.contract_categories if is_reliable(self.cv_f1[c], self.dev_contracts[c])]
+        # the rest: a "which contracts..." request about one asks each contract instead of its flag
+        self.unflagged = [c for c in self.contract_categories if c not in self.reliable]
 
     def scores(self, sentences: list[ScoredSentence]) -> np.ndarray:
         """Probability per sentence (rows) and category (columns)."""
