@@ -67,6 +67,7 @@ import itertools
 import random
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,10 @@ from engine.logistic import StandardisedLogistic
 from engine.query.meaning import QuestionModel
 from engine.query.query_adapter import MODEL_FILE as ADAPTER_MODEL
 from engine.query.query_adapter import use_query_adapter
-from engine.query.rank import FEATURES, LINKED_FEATURES, MODEL_FILE, candidate_features, in_order, linked_rows, needed_by
+from engine.query.rank import (
+    FEATURES, LINKED_FEATURES, MODEL_FILE, RANKED_FEATURES, candidate_features, in_order, interaction_basis, linked_rows, needed_by,
+    question_products, with_interactions,
+)
 from engine.query.select import select, to_passage
 from engine.service import Library
 from engine.text.normalise import normalise
@@ -129,6 +133,11 @@ class Collected:
     plan: object = None
     needers: list[list[int]] = field(default_factory=list)  # rank.needed_by(candidates)
 
+    @cached_property
+    def products(self) -> np.ndarray:
+        """Each candidate clause's vector times the question's (`rank.question_products`)."""
+        return question_products(self.found.vector, self.candidates)
+
 
 @dataclass
 class Fitted:
@@ -138,18 +147,23 @@ class Fitted:
     mean: np.ndarray
     scale: np.ndarray
     model: Model
+    basis: np.ndarray  # the question x clause interactions' directions (`rank.interaction_basis`)
     linked: tuple[np.ndarray, np.ndarray, LogisticRegression] | None = None
 
+    def rows(self, item: Collected) -> np.ndarray:
+        """The item's rows as the model reads them (`rank.RANKED_FEATURES`)."""
+        return with_interactions(item.features, item.products, self.basis)
+
     def first_pass(self, item: Collected) -> np.ndarray:
-        return self.model.predict_proba((item.features - self.mean) / self.scale)[:, 1]
+        return self.model.predict_proba((self.rows(item) - self.mean) / self.scale)[:, 1]
 
     def linked_rows(self, item: Collected, first: np.ndarray) -> np.ndarray:
-        return linked_rows(item.features, item.needers, first)
+        return linked_rows(self.rows(item), item.needers, first)
 
     def last_pass(self, item: Collected) -> tuple[Model, np.ndarray]:
         """The model that decides and the standardised rows it reads."""
         if self.linked is None:
-            return self.model, (item.features - self.mean) / self.scale
+            return self.model, (self.rows(item) - self.mean) / self.scale
         mean, scale, model = self.linked
         return model, (self.linked_rows(item, self.first_pass(item)) - mean) / scale
 
@@ -223,11 +237,12 @@ def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: s
     inner contract folds instead, held-out multi-hop complete@8k was the same (0.750, stop 51)."""
     labels = np.concatenate([i.labels for i in items])
     sample = np.concatenate([np.full(len(i.labels), (weights or {}).get(i.question.id, 1.0)) for i in items])
-    matrix = np.vstack([i.features for i in items])
+    basis = interaction_basis(np.vstack([i.products for i in items]))  # from the training questions alone, without labels
+    matrix = np.vstack([with_interactions(i.features, i.products, basis) for i in items])
     if kind == "trees":
         width = matrix.shape[1]
-        return Fitted(np.zeros(width), np.ones(width), HistGradientBoostingClassifier(**TREES).fit(matrix, labels, sample_weight=sample))
-    fitted = Fitted(*_logistic(matrix, labels, sample))
+        return Fitted(np.zeros(width), np.ones(width), HistGradientBoostingClassifier(**TREES).fit(matrix, labels, sample_weight=sample), basis)
+    fitted = Fitted(*_logistic(matrix, labels, sample), basis)
     if kind == "two passes":
         fitted.linked = _logistic(np.vstack([fitted.linked_rows(i, fitted.first_pass(i)) for i in items]), labels, sample)
     return fitted
@@ -457,7 +472,7 @@ def main() -> None:
     if args.misses:
         print_misses([i for i in items if i.source not in SINGLE_CLAUSE_SETS], held_out_orders)
     if kind != "trees":
-        last, names = (fitted.linked[2], LINKED_FEATURES) if fitted.linked else (fitted.model, FEATURES)
+        last, names = (fitted.linked[2], LINKED_FEATURES) if fitted.linked else (fitted.model, RANKED_FEATURES)
         print("\ncoefficients (standardised, the last pass):")
         for name, weight in sorted(zip(names, last.coef_[0]), key=lambda x: -abs(x[1])):
             print(f"  {name:22} {weight:+.3f}")
@@ -487,13 +502,13 @@ def save(path: Path, fitted: Fitted) -> None:
     """Trees as arrays (engine/boosted_trees.py), a logistic regression as its weights, with
     its second pass's under the prefix `linked_` (`rank.LearnedRanker` reads both)."""
     if isinstance(fitted.model, HistGradientBoostingClassifier):
-        BoostedTrees.from_sklearn(fitted.model, FEATURES).save(path)
+        BoostedTrees.from_sklearn(fitted.model, RANKED_FEATURES).save(path, interaction_basis=fitted.basis)
     else:
-        arrays = StandardisedLogistic.from_sklearn(fitted.model, FEATURES, fitted.mean, fitted.scale).arrays()
+        arrays = StandardisedLogistic.from_sklearn(fitted.model, RANKED_FEATURES, fitted.mean, fitted.scale).arrays()
         if fitted.linked is not None:
             mean, scale, model = fitted.linked
             arrays |= StandardisedLogistic.from_sklearn(model, LINKED_FEATURES, mean, scale).arrays("linked_")
-        np.savez(path, **arrays)
+        np.savez(path, **arrays, interaction_basis=fitted.basis)
     print(f"wrote {path}")
 
 

@@ -66,10 +66,12 @@ class BoostedTrees:
             stored["value"], stored["roots"], float(stored["baseline"]),
         )
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, **beside: np.ndarray) -> None:
+        """The trees' arrays, and `beside` them what their reader needs too (the ranker's
+        interaction basis)."""
         np.savez_compressed(
             path, names=np.array(self.names), feature=self.feature, threshold=self.threshold, left=self.left, right=self.right,
-            value=self.value, roots=self.roots, baseline=np.array(self.baseline),
+            value=self.value, roots=self.roots, baseline=np.array(self.baseline), **beside,
         )
 
     def log_odds(self, row: np.ndarray) -> float:

@@ -194,6 +194,8 @@ TEST_TIERS = {
     "test_wording.py::test_a_search_box_query_naming_a_law_over_several_contracts_lists_those_under_it": "unit",
     "test_wording.py::test_the_parties_names_are_read_as_roles": "unit",
     "test_ranking.py::test_a_ranker_trained_on_other_features_is_refused": "unit",
+    "test_ranking.py::test_a_ranker_file_from_before_the_interactions_ranks_without_them_and_one_missing_its_basis_is_refused": "unit",
+    "test_ranking.py::test_the_interaction_basis_follows_the_products_widest_spread": "unit",
     "test_spelling.py::test_a_misspelt_question_is_answered_as_the_spelt_one_and_says_how_it_was_read": "integration",
     "test_spelling.py::test_a_misspelt_search_finds_what_the_spelt_one_finds": "integration",
     "test_spelling.py::test_warming_up_loads_the_corrector_before_the_first_question": "integration",

@@ -10,7 +10,10 @@ from sklearn.linear_model import LogisticRegression
 
 from engine.boosted_trees import LEAF, BoostedTrees
 from engine.logistic import StandardisedLogistic
-from engine.query.rank import FEATURES, LINKED_FEATURES, LearnedRanker, candidate_features, in_order, learned_ranker, needed_by, needed_by_probability, parts_under_heading
+from engine.query.rank import (
+    FEATURES, INTERACTION_DIMENSIONS, LINKED_FEATURES, RANKED_FEATURES, LearnedRanker, candidate_features, in_order, interaction_basis, learned_ranker,
+    needed_by, needed_by_probability, parts_under_heading, question_products, with_interactions,
+)
 from engine.text.normalise import normalise
 from models.retrieval import Mode
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
@@ -31,6 +34,49 @@ def test_a_ranker_trained_on_other_features_is_refused(tmp_path):
     trees.save(path)
     with pytest.raises(ValueError, match="retrain with bench/train_ranker.py"):
         LearnedRanker(path)
+
+
+def test_a_ranker_file_from_before_the_interactions_ranks_without_them_and_one_missing_its_basis_is_refused(tmp_path):
+    width = len(FEATURES)
+    older = StandardisedLogistic(FEATURES, np.zeros(width), np.ones(width), np.eye(width)[0], 0.0)
+    older.save(tmp_path / "older.npz")
+    ranker = LearnedRanker(tmp_path / "older.npz")
+    rows = np.zeros((2, width))
+    rows[1, 0] = 2.0
+    assert ranker.basis is None
+    assert np.allclose(ranker.probabilities(rows, [[], []]), [0.5, 1 / (1 + np.exp(-2.0))])  # no products needed
+    wider = StandardisedLogistic(RANKED_FEATURES, np.zeros(len(RANKED_FEATURES)), np.ones(len(RANKED_FEATURES)), np.zeros(len(RANKED_FEATURES)), 0.0)
+    wider.save(tmp_path / "no_basis.npz")
+    with pytest.raises(ValueError, match="retrain with bench/train_ranker.py"):
+        LearnedRanker(tmp_path / "no_basis.npz")
+
+
+def test_the_interaction_basis_follows_the_products_widest_spread():
+    rng = np.random.default_rng(5)
+    products = rng.normal(scale=0.01, size=(500, 384))
+    products[:, 7] += rng.normal(scale=1.0, size=500)  # most of the spread along dimension 7,
+    products[:, 40] += rng.normal(scale=0.5, size=500)  # then along dimension 40
+    basis = interaction_basis(products)
+    assert basis.shape == (384, INTERACTION_DIMENSIONS)
+    assert np.allclose(basis.T @ basis, np.eye(INTERACTION_DIMENSIONS), atol=1e-9)  # orthonormal directions
+    assert abs(basis[7, 0]) > 0.99 and abs(basis[40, 1]) > 0.99
+
+
+def test_the_shipped_ranker_reads_how_the_question_and_each_clause_meet(sample_library):
+    plan, found = _found(sample_library, "How many MI Failures let CCS terminate the framework agreement?", GCLOUD)
+    candidates, matrix = candidate_features(found.anchors, found.followers, found.scope, plan)
+    products = question_products(found.scope.vector, candidates)
+    graph = candidates[0].graph
+    # summed over the dimensions, each product is the question's cosine with the clause's own vector
+    assert np.allclose(products.sum(axis=1), [graph.vectors[graph.row[c.clause.clause_id]] @ found.scope.vector for c in candidates], atol=1e-6)
+    ranker = learned_ranker()
+    assert ranker.basis.shape == (products.shape[1], INTERACTION_DIMENSIONS) and ranker.logistic.names == RANKED_FEATURES
+    needers = needed_by(candidates)
+    read = ranker.probabilities(matrix, needers, products)
+    _, scored = ranker.score(found.anchors, found.followers, found.scope, plan)
+    assert np.allclose(read, scored)
+    assert not np.allclose(read, ranker.probabilities(matrix, needers, np.zeros_like(products)))  # the interactions weigh
+    assert with_interactions(matrix, products, ranker.basis).shape == (len(candidates), len(RANKED_FEATURES))
 
 
 def test_a_ranker_of_boosted_trees_gives_the_fitted_models_probabilities(tmp_path):
@@ -158,15 +204,17 @@ def test_a_candidate_is_needed_by_the_candidates_citing_it_using_its_term_or_hol
 
 def test_a_two_pass_ranker_reads_the_first_pass_probability_of_each_candidates_needers(tmp_path):
     rng = np.random.default_rng(5)
-    rows = rng.random((300, len(FEATURES)))
+    rows, products = rng.random((300, len(FEATURES))), rng.normal(size=(300, 384))
+    basis = interaction_basis(products)
+    read = with_interactions(rows, products, basis)
     needers = [[int(j)] if j < 300 else [] for j in rng.integers(0, 400, 300)]
-    first = LogisticRegression().fit(rows, rows[:, 0] > 0.5)
-    linked_rows = np.column_stack([rows, needed_by_probability(needers, first.predict_proba(rows)[:, 1])])
+    first = LogisticRegression().fit(read, read[:, 0] > 0.5)
+    linked_rows = np.column_stack([read, needed_by_probability(needers, first.predict_proba(read)[:, 1])])
     second = LogisticRegression().fit(linked_rows, linked_rows[:, -1] > 0.5)
-    none, ones = np.zeros(len(FEATURES)), np.ones(len(FEATURES))
-    arrays = StandardisedLogistic.from_sklearn(first, FEATURES, none, ones).arrays()
+    none, ones = np.zeros(len(RANKED_FEATURES)), np.ones(len(RANKED_FEATURES))
+    arrays = StandardisedLogistic.from_sklearn(first, RANKED_FEATURES, none, ones).arrays()
     arrays |= StandardisedLogistic.from_sklearn(second, LINKED_FEATURES, np.zeros(len(LINKED_FEATURES)), np.ones(len(LINKED_FEATURES))).arrays("linked_")
-    np.savez(tmp_path / "two.npz", **arrays)
+    np.savez(tmp_path / "two.npz", **arrays, interaction_basis=basis)
     ranker = LearnedRanker(tmp_path / "two.npz")
-    assert np.allclose(ranker.probabilities(rows, needers), second.predict_proba(linked_rows)[:, 1], atol=1e-9)
+    assert np.allclose(ranker.probabilities(rows, needers, products), second.predict_proba(linked_rows)[:, 1], atol=1e-9)
     assert LearnedRanker().linked is not None, "the shipped ranker reads in two passes"
