@@ -76,6 +76,8 @@ def test_the_shipped_ranker_reads_how_the_question_and_each_clause_meet(sample_l
     _, scored = ranker.score(found.anchors, found.followers, found.scope, plan)
     assert np.allclose(read, scored)
     assert not np.allclose(read, ranker.probabilities(matrix, needers, np.zeros_like(products)))  # the interactions weigh
+    with pytest.raises(ValueError, match="question_products"):
+        ranker.probabilities(matrix, needers)
     assert with_interactions(matrix, products, ranker.basis).shape == (len(candidates), len(RANKED_FEATURES))
 
 
