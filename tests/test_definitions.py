@@ -110,6 +110,26 @@ def test_a_glossary_entry_may_name_its_term_unquoted(text, terms):
     assert find_definitions(text) == []  # outside a list of definitions, unquoted words define nothing
 
 
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        ("(a) Affiliate: A company is the Affiliate of another if either company owns", ["Affiliate"]),  # a colon sets the term apart
+        ("(b) Branching Unit (BU): Equipment that permits interconnection", ["Branching Unit"]),
+        ('1.5. "COMMENCEMENT DATE" is the first business day after the first 30 consecutive days', ["Commencement Date"]),
+        ("1.2 Headings: the headings are for convenience only", []),  # a small letter after the colon: a heading, not a meaning
+        ("(d) Capacity Types shall be categorized as follows:", []),
+        ("(a) Definitions: The following terms have the meanings below", []),  # the list's own heading
+        ('"Product" is used herein as in the Supply Agreement', []),  # "is used" says how, not what
+        ('1.4. "BOARD DISPUTE" is defined in Article 22.1.', ["Board Dispute"]),  # a pointer, as anywhere
+    ],
+)
+def test_an_entry_of_a_list_of_definitions_may_set_its_term_apart_with_a_colon_or_say_is(text, terms):
+    assert [d.term for d in find_definitions(text, glossary=True, entry=True)] == terms
+    # a clause that only mentions "interpretation" is no entry: "23 Captions: The captions ... shall
+    # not affect the interpretation" is a heading
+    assert [d.term for d in find_definitions(text, glossary=True)] == (["Board Dispute"] if "defined in" in text else [])
+
+
 def test_pointer_definitions_are_weakest():
     found = find_definitions("“Losses” has the meaning set forth in Section 14.1.")
     assert found[0].strength is Strength.POINTER
@@ -162,6 +182,23 @@ def test_a_cuad_glossary_of_unquoted_terms_defines_each_and_reaches_its_users():
     assert defined["Effective Date"] == "LICENSE AND DEVELOPMENT AGREEMENT"
     users = {e.dst_ref for e in contract.edges("DEFINES") if e.label == "Territory"}
     assert "2.1.1" in users  # the licence grant: "... Commercialize the Licensed Products in the Field in the Territory"
+
+
+@needs_shared_data
+def test_a_glossary_set_out_with_colons_or_is_reaches_the_clauses_using_its_terms():
+    # Teleglobe's APCN 2 agreement, 1.1: "(a) Affiliate: A company is the Affiliate of another if
+    # ...", "(e) Carrier: Any entity authorized ..."; 12.14 lets a Party transfer capacity to "its
+    # Affiliate" provided "the recipient ... is a Carrier": both definitions are one hop from it
+    teleglobe = parsed(SHARED_DATA / "cuad" / "pdf" / "TELEGLOBEINTERNATIONALHOLDINGSLTD_03_29_2004_EX_10_10_CONSTRUCTION_AND_MAINTENANCE_AGREEME.pdf")
+    defined = {d.term: d.ref for d in teleglobe.graph.definitions}
+    assert defined["Affiliate"] == "1.1(a)" and defined["Carrier"] == "1.1(e)" and defined["Branching Unit"] == "1.1(b)"
+    defines = {(e.src_ref, e.label, e.dst_ref) for e in teleglobe.edges("DEFINES")}
+    assert {("1.1(a)", "Affiliate", "12.14"), ("1.1(e)", "Carrier", "12.14")} <= defines
+    # Igene's joint venture, 1.5: '"COMMENCEMENT DATE" is the first business day after ...', which
+    # the buy-out price of 22.2 counts from
+    igene = parsed(SHARED_DATA / "cuad" / "pdf" / "IGENEBIOTECHNOLOGYINC_05_13_2003_EX_1_JOINT_VENTURE_AGREEMENT.pdf")
+    assert {d.term: d.ref for d in igene.graph.definitions}["Commencement Date"] == "1.5"
+    assert ("1.5", "Commencement Date", "22.2") in {(e.src_ref, e.label, e.dst_ref) for e in igene.edges("DEFINES")}
 
 
 def test_term_matching_is_whole_word_capitalised_and_allows_plurals():

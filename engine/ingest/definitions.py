@@ -2,7 +2,8 @@
 
 A term is defined by a quoted, capitalised phrase ("cGMP" and "eBay Customer" count: one small
 letter before a capital) in one of two forms (or, opening an entry of a list of definitions, an
-unquoted one: "1.23 Field means ..."):
+unquoted one: "1.23 Field means ...", "(a) Affiliate: A company is ...", or one that says "is":
+'1.5 "Commencement Date" is the first business day ...'):
   - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
     refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
     the term holds said between: "X", as used in this Agreement, means ...
@@ -105,6 +106,18 @@ _UNQUOTED_ENTRY = re.compile(
     rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
     rf"\s*(?:\([^()]{{0,60}}\)\s*)?(?:or\s+(?P<after_aside>{_UNQUOTED_TERM})\s*)?,?\s*(?P<verb>(?:shall\s+|will\s+)?{_VERB})"
 )
+# Two more forms only an entry of a list of definitions has (a clause whose parent opens the
+# list; a clause that merely mentions "interpretation" or "definitions" is not one, and its
+# "Captions: The captions ..." or "Definitions: The following ..." is a heading):
+# "(a) Affiliate: A company is the Affiliate of another if ...": the term set apart by a colon;
+_COLON_ENTRY = re.compile(
+    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?!(?:Definitions?|Interpretations?)\b)(?P<term0>{_UNQUOTED_TERM})\s*(?:\([^()]{{0,30}}\)\s*)?:(?=\s*[A-Z{_OPEN}(])"
+)
+# '1.5 "COMMENCEMENT DATE" is the first business day after ...': "is" where others say "means"
+# (never "is defined in", which points elsewhere, nor "is used", which says how)
+_ENTRY_IS = re.compile(
+    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?{_quoted(0)}\s*,?\s+(?:is|are|shall\s+be)\s+(?!(?:as\s+)?defined\b|used\b|set\s+(?:forth|out)\b)"
+)
 _MORE_TERMS = re.compile(rf"[{_OPEN}]({_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
 _MAX_TERM_WORDS = 8
 
@@ -184,10 +197,12 @@ def is_glossary(heading: str, text: str) -> bool:
     return bool(_GLOSSARY_CUE.search(heading) or _GLOSSARY_CUE.search(text[:400]))
 
 
-def find_definitions(text: str, glossary: bool = False) -> list[FoundDefinition]:
+def find_definitions(text: str, glossary: bool = False, entry: bool = False) -> list[FoundDefinition]:
     """Every term defined in `text`, in order of appearance.
 
-    In a glossary (see is_glossary) a quoted term at the start of a line defines itself.
+    In a glossary (see is_glossary) a quoted term at the start of a line defines itself. An
+    `entry` of a list of definitions (its parent opens the list) may also set its term apart
+    with a colon or say "is" for "means".
     """
     found: dict[str, FoundDefinition] = {}
 
@@ -200,6 +215,8 @@ def find_definitions(text: str, glossary: bool = False) -> list[FoundDefinition]
                 (_CLOSING_PARENTHESIS, Strength.INLINE), (_UNQUOTED_PARENTHESISED, Strength.INLINE)]
     if glossary:
         patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
+    if entry:
+        patterns[1:1] = [(_COLON_ENTRY, Strength.EXPLICIT), (_ENTRY_IS, Strength.EXPLICIT)]
     if glossary and (entry := _UNQUOTED_ENTRY.match(text)):
         strength = Strength.POINTER if _POINTS_ELSEWHERE.match(text, entry.start("verb")) else Strength.EXPLICIT
         for group in ("term0", "alternative", "after_aside"):

@@ -105,10 +105,11 @@ def _define(clauses: list[Clause], reference_edges: list[Edge]) -> list[Definiti
     for clause in clauses:
         if clause.kind is ClauseKind.TOC:
             continue
-        in_glossary = is_glossary(clause.heading, clause.text) or clause.parent_id in glossary_ids
+        entry = clause.parent_id in glossary_ids
+        in_glossary = entry or is_glossary(clause.heading, clause.text)
         if in_glossary:
             glossary_ids.add(clause.clause_id)
-        for found in find_definitions(clause.text, glossary=in_glossary):
+        for found in find_definitions(clause.text, glossary=in_glossary, entry=entry):
             clause.defines.append(found.term)
             current = chosen.get(found.term)
             if current is None or found.strength > current[0].strength:
