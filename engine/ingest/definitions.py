@@ -217,11 +217,11 @@ def find_definitions(text: str, glossary: bool = False, entry: bool = False) -> 
         patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
     if entry:
         patterns[1:1] = [(_COLON_ENTRY, Strength.EXPLICIT), (_ENTRY_IS, Strength.EXPLICIT)]
-    if glossary and (entry := _UNQUOTED_ENTRY.match(text)):
-        strength = Strength.POINTER if _POINTS_ELSEWHERE.match(text, entry.start("verb")) else Strength.EXPLICIT
+    if glossary and (unquoted := _UNQUOTED_ENTRY.match(text)):
+        strength = Strength.POINTER if _POINTS_ELSEWHERE.match(text, unquoted.start("verb")) else Strength.EXPLICIT
         for group in ("term0", "alternative", "after_aside"):
-            if entry.group(group):
-                add(entry.group(group), entry.start(group), strength)
+            if unquoted.group(group):
+                add(unquoted.group(group), unquoted.start(group), strength)
     for pattern, strength in patterns:
         for match in pattern.finditer(text):
             points_elsewhere = pattern is _MEANS and _POINTS_ELSEWHERE.match(text, _after_terms(match))
