@@ -115,6 +115,9 @@ def test_a_glossary_entry_may_name_its_term_unquoted(text, terms):
     [
         ("(a) Affiliate: A company is the Affiliate of another if either company owns", ["Affiliate"]),  # a colon sets the term apart
         ("(b) Branching Unit (BU): Equipment that permits interconnection", ["Branching Unit"]),
+        ("1.4 Affiliate - a business entity now or hereafter controlled by", ["Affiliate"]),  # or a dash
+        ("1.1 TRANSPORTATION QUANTITY – shall mean the maximum daily quantity", ["Transportation Quantity"]),
+        ("3.1 Payment terms - see Schedule B", []),  # "terms" is no capitalised term
         ('1.5. "COMMENCEMENT DATE" is the first business day after the first 30 consecutive days', ["Commencement Date"]),
         ("1.2 Headings: the headings are for convenience only", []),  # a small letter after the colon: a heading, not a meaning
         ("(d) Capacity Types shall be categorized as follows:", []),
@@ -199,6 +202,18 @@ def test_a_glossary_set_out_with_colons_or_is_reaches_the_clauses_using_its_term
     igene = parsed(SHARED_DATA / "cuad" / "pdf" / "IGENEBIOTECHNOLOGYINC_05_13_2003_EX_1_JOINT_VENTURE_AGREEMENT.pdf")
     assert {d.term: d.ref for d in igene.graph.definitions}["Commencement Date"] == "1.5"
     assert ("1.5", "Commencement Date", "22.2") in {(e.src_ref, e.label, e.dst_ref) for e in igene.edges("DEFINES")}
+
+
+@needs_shared_data
+def test_a_glossary_set_out_with_dashes_defines_each_term():
+    # Cardlytics' maintenance agreement, Article 1: "1.19 Error - an instance of failure of
+    # Software to be Operative ...", "1.29 Operative - conforming in all material respects ...":
+    # none of its 45 terms was read before; the definition of Error now reaches Operative's
+    contract = parsed(SHARED_DATA / "cuad" / "pdf" / "CardlyticsInc_20180112_S_1_EX_10_16_11002987_EX_10_16_Maintenance_Agreement1.pdf")
+    defined = {d.term: d.ref for d in contract.graph.definitions}
+    assert defined["Affiliate"] == "1.4" and defined["Business Day"] == "1.9" and defined["Error"] == "1.19" and defined["Operative"] == "1.29"
+    defines = {(e.src_ref, e.label, e.dst_ref) for e in contract.edges("DEFINES")}
+    assert ("1.29", "Operative", "1.19") in defines and ("1.9", "Business Day", "7.2") in defines
 
 
 def test_term_matching_is_whole_word_capitalised_and_allows_plurals():

@@ -2,7 +2,8 @@
 
 A term is defined by a quoted, capitalised phrase ("cGMP" and "eBay Customer" count: one small
 letter before a capital) in one of two forms (or, opening an entry of a list of definitions, an
-unquoted one: "1.23 Field means ...", "(a) Affiliate: A company is ...", or one that says "is":
+unquoted one: "1.23 Field means ...", "(a) Affiliate: A company is ...", "1.4 Affiliate - a
+business entity ...", or one that says "is":
 '1.5 "Commencement Date" is the first business day ...'):
   - "X" means / shall mean / has the meaning / shall have the meaning / is defined as /
     refers to (with chains: "Control", "Controls" or "Controlled by" means ...), and with where
@@ -109,9 +110,11 @@ _UNQUOTED_ENTRY = re.compile(
 # Two more forms only an entry of a list of definitions has (a clause whose parent opens the
 # list; a clause that merely mentions "interpretation" or "definitions" is not one, and its
 # "Captions: The captions ..." or "Definitions: The following ..." is a heading):
-# "(a) Affiliate: A company is the Affiliate of another if ...": the term set apart by a colon;
-_COLON_ENTRY = re.compile(
-    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?!(?:Definitions?|Interpretations?)\b)(?P<term0>{_UNQUOTED_TERM})\s*(?:\([^()]{{0,30}}\)\s*)?:(?=\s*[A-Z{_OPEN}(])"
+# "(a) Affiliate: A company is the Affiliate of another if ...": the term set apart by a colon,
+# or by a dash: "1.4 Affiliate - a business entity now or hereafter controlled by ...";
+_SET_APART_ENTRY = re.compile(
+    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?!(?:Definitions?|Interpretations?)\b)(?P<term0>{_UNQUOTED_TERM})\s*(?:\([^()]{{0,30}}\)\s*)?"
+    rf"(?::(?=\s*[A-Z{_OPEN}(])|\s[-–—]\s+(?=[\w{_OPEN}(]))"
 )
 # '1.5 "COMMENCEMENT DATE" is the first business day after ...': "is" where others say "means"
 # (never "is defined in", which points elsewhere, nor "is used", which says how)
@@ -202,7 +205,7 @@ def find_definitions(text: str, glossary: bool = False, entry: bool = False) -> 
 
     In a glossary (see is_glossary) a quoted term at the start of a line defines itself. An
     `entry` of a list of definitions (its parent opens the list) may also set its term apart
-    with a colon or say "is" for "means".
+    with a colon or a dash, or say "is" for "means".
     """
     found: dict[str, FoundDefinition] = {}
 
@@ -216,7 +219,7 @@ def find_definitions(text: str, glossary: bool = False, entry: bool = False) -> 
     if glossary:
         patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
     if entry:
-        patterns[1:1] = [(_COLON_ENTRY, Strength.EXPLICIT), (_ENTRY_IS, Strength.EXPLICIT)]
+        patterns[1:1] = [(_SET_APART_ENTRY, Strength.EXPLICIT), (_ENTRY_IS, Strength.EXPLICIT)]
     if glossary and (unquoted := _UNQUOTED_ENTRY.match(text)):
         strength = Strength.POINTER if _POINTS_ELSEWHERE.match(text, unquoted.start("verb")) else Strength.EXPLICIT
         for group in ("term0", "alternative", "after_aside"):

@@ -28,7 +28,7 @@ from models.document import Document, IngestOutcome, IngestStatus
 logger = logging.getLogger(__name__)
 
 #: Bump when parsing or structure rules change: stored documents are then re-ingested.
-PARSER_VERSION = "36"
+PARSER_VERSION = "37"
 
 
 def _parse_warnings(text: DocumentText) -> list[str]:
