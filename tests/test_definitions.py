@@ -126,7 +126,7 @@ def test_a_glossary_entry_may_name_its_term_unquoted(text, terms):
         ('1.4. "BOARD DISPUTE" is defined in Article 22.1.', ["Board Dispute"]),  # a pointer, as anywhere
     ],
 )
-def test_an_entry_of_a_list_of_definitions_may_set_its_term_apart_with_a_colon_or_say_is(text, terms):
+def test_an_entry_of_a_list_of_definitions_may_set_its_term_apart_with_a_colon_or_a_dash_or_say_is(text, terms):
     assert [d.term for d in find_definitions(text, glossary=True, entry=True)] == terms
     # a clause that only mentions "interpretation" is no entry: "23 Captions: The captions ... shall
     # not affect the interpretation" is a heading

@@ -103,8 +103,10 @@ _UNQUOTED_WORD = r"[A-Z][\w’'&/-]*"
 _UNQUOTED_TERM = rf"{_UNQUOTED_WORD}(?:\s+(?:(?:of|and|for|in|on|to|the|by|with)\s+)?{_UNQUOTED_WORD}){{0,6}}"
 # the entry's own number, never a word: "1.23", "(c)", "iv.", "A." ("Net Sales means" is all term)
 _ENTRY_NUMBER = r"(?:\(?\d+(?:\.\d+)*[.)]?|\((?:[A-Za-z]|[ivxlc]{1,5})\)|(?:[A-Za-z]|[ivxlc]{1,5})[.)])"
+# where an entry of a list of definitions starts its term: after its own number, if any
+_ENTRY_OPENING = rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?"
 _UNQUOTED_ENTRY = re.compile(
-    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
+    rf"{_ENTRY_OPENING}(?P<term0>{_UNQUOTED_TERM})(?:\s+or\s+(?P<alternative>{_UNQUOTED_TERM}))?"
     rf"\s*(?:\([^()]{{0,60}}\)\s*)?(?:or\s+(?P<after_aside>{_UNQUOTED_TERM})\s*)?,?\s*(?P<verb>(?:shall\s+|will\s+)?{_VERB})"
 )
 # Two more forms only an entry of a list of definitions has (a clause whose parent opens the
@@ -113,13 +115,13 @@ _UNQUOTED_ENTRY = re.compile(
 # "(a) Affiliate: A company is the Affiliate of another if ...": the term set apart by a colon,
 # or by a dash: "1.4 Affiliate - a business entity now or hereafter controlled by ...";
 _SET_APART_ENTRY = re.compile(
-    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?(?!(?:Definitions?|Interpretations?)\b)(?P<term0>{_UNQUOTED_TERM})\s*(?:\([^()]{{0,30}}\)\s*)?"
+    rf"{_ENTRY_OPENING}(?!(?:Definitions?|Interpretations?)\b)(?P<term0>{_UNQUOTED_TERM})\s*(?:\([^()]{{0,30}}\)\s*)?"
     rf"(?::(?=\s*[A-Z{_OPEN}(])|\s[-–—]\s+(?=[\w{_OPEN}(]))"
 )
 # '1.5 "COMMENCEMENT DATE" is the first business day after ...': "is" where others say "means"
 # (never "is defined in", which points elsewhere, nor "is used", which says how)
 _ENTRY_IS = re.compile(
-    rf"\A\s*(?:{_ENTRY_NUMBER}\s+)?{_quoted(0)}\s*,?\s+(?:is|are|shall\s+be)\s+(?!(?:as\s+)?defined\b|used\b|set\s+(?:forth|out)\b)"
+    rf"{_ENTRY_OPENING}{_quoted(0)}\s*,?\s+(?:is|are|shall\s+be)\s+(?!(?:as\s+)?defined\b|used\b|set\s+(?:forth|out)\b)"
 )
 _MORE_TERMS = re.compile(rf"[{_OPEN}]({_TERM_START}[^{_OPEN}{_CLOSE}\n]{{0,79}})[{_CLOSE}]")
 _MAX_TERM_WORDS = 8
@@ -214,12 +216,13 @@ def find_definitions(text: str, glossary: bool = False, entry: bool = False) -> 
         if term and (term not in found or strength > found[term].strength):
             found[term] = FoundDefinition(term, start, strength)
 
-    patterns = [(_MEANS, Strength.EXPLICIT), (_PARENTHESISED, Strength.INLINE), (_LEAD_PHRASE, Strength.INLINE),
-                (_CLOSING_PARENTHESIS, Strength.INLINE), (_UNQUOTED_PARENTHESISED, Strength.INLINE)]
-    if glossary:
-        patterns.insert(1, (_GLOSSARY_ROW, Strength.EXPLICIT))
-    if entry:
-        patterns[1:1] = [(_SET_APART_ENTRY, Strength.EXPLICIT), (_ENTRY_IS, Strength.EXPLICIT)]
+    patterns = [
+        (_MEANS, Strength.EXPLICIT),
+        *([(_SET_APART_ENTRY, Strength.EXPLICIT), (_ENTRY_IS, Strength.EXPLICIT)] if entry else []),
+        *([(_GLOSSARY_ROW, Strength.EXPLICIT)] if glossary else []),
+        (_PARENTHESISED, Strength.INLINE), (_LEAD_PHRASE, Strength.INLINE),
+        (_CLOSING_PARENTHESIS, Strength.INLINE), (_UNQUOTED_PARENTHESISED, Strength.INLINE),
+    ]
     if glossary and (unquoted := _UNQUOTED_ENTRY.match(text)):
         strength = Strength.POINTER if _POINTS_ELSEWHERE.match(text, unquoted.start("verb")) else Strength.EXPLICIT
         for group in ("term0", "alternative", "after_aside"):
