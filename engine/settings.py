@@ -152,6 +152,9 @@ class ExtractiveSettings(_Section):
     complement_ranks: int = Field(ge=0, description="passages a complementing sentence may come from")
     support_depth: int = Field(ge=0, description="a definition quoted inside a quoted definition is followed this many times")
     max_quote_chars: int = Field(ge=1, description="longest quote; a longer sentence is cut at a word")
+    list_chars: int = Field(
+        ge=0, description="a quote that opens a list ('... may terminate this Agreement if:') is followed by its items, up to this many characters"
+    )
     lead_probability: float = Field(ge=0, le=1, description="how sure of the category the question model must be for it to choose the first quote")
     lead_ranks: int = Field(ge=1, description="passages the first quote may come from when the category chooses it")
     lead_tie: float = Field(

@@ -11,7 +11,8 @@ from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
 from models.answer import BackendKind
-from tests.conftest import FUSION, GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, needs_shared_data
+from engine.answer.extractive import list_end
+from tests.conftest import FUSION, GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data, parsed
 from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
 LAW_QUESTION = "Which law governs this agreement?"
@@ -100,6 +101,45 @@ def test_an_effective_date_question_quotes_the_opening_and_the_clause_that_sets_
     assert "this agreement is made on date between" in normalise(answer.citations[0].quote)
     counterparts = next(c for c in answer.citations if c.ref == "6.7")
     assert counterparts.page == 7 and "shall not be effective until each party has executed" in normalise(counterparts.quote)
+
+
+def test_a_quote_that_opens_a_list_is_followed_by_its_items(ask, doc):
+    """3.1 says who may be told ("... and auditors ... who:"); the conditions are its parts
+    3.1.1 and 3.1.2, and 3.1.2's own (a) and (b). Without them the quote answers nothing."""
+    answer = ask("can we tell our lawyers about the confidential stuff?", [doc(HIGHWAYS_NDA)])
+    first = answer.claims[0]
+    cited = [answer.citations[number - 1] for number in first.citations]
+    assert [c.ref for c in cited] == ["3.1", "3.1.1", "3.1.2", "3.1.2(a)", "3.1.2(b)"]
+    assert cited[0].quote.endswith("who:") and cited[1].quote.startswith("3.1.1 reasonably need to receive")
+    assert [c.page for c in cited] == [4, 4, 4, 4, 5] and not first.more
+    assert all(c.quote in first.text for c in cited)
+    # the items are parts of the clause quoted, not other places the answer was found
+    assert answer.lead.startswith("Found in Section 3.1, page 4 and 1 other clause,")
+    # nor quoted again: 3.1.2(b)'s sentence, a quote of its own before, is inside the item
+    assert [c.ref for c in answer.citations].count("3.1.2(b)") == 1
+
+
+DIGITAL_CINEMA = "DigitalCinemaDestinationsCorp_20111220_S_1_EX_10_10_7346719_EX_10_10_Affiliate_Agreement.pdf"
+
+
+@needs_shared_data
+def test_a_quote_that_opens_a_list_takes_the_items_its_clause_writes_on():
+    """3.11: "... Network Affiliate shall not be prohibited from: (i) promoting the grand
+    opening of a Theatre ..., and (ii) ...": the first item fits whole in the room given."""
+    text = parsed(SHARED_DATA / "cuad" / "pdf" / DIGITAL_CINEMA).clause("3.11").text
+    lead_in = text.index("prohibited from:") + len("prohibited from:")
+    end = list_end(text, lead_in, 700)
+    assert text[lead_in:end].split()[:4] == ["(i)", "promoting", "the", "grand"]
+    assert text[:end].endswith("limited to one")  # where the sentence splitter ends the first item
+    assert list_end(text, lead_in, 0) == lead_in  # no room: the quote as it was
+    assert list_end(text, text.index("Notwithstanding"), 700) == text.index("Notwithstanding")  # no colon: unchanged
+
+
+def test_a_colon_that_opens_no_list_keeps_the_quote(gcloud):
+    """A signature block's "Signature:" is followed by "Name:", not an item."""
+    text = gcloud.clause("Signatures").text
+    end = text.index("Signature:") + len("Signature:")
+    assert list_end(text, end, 700) == end
 
 
 @needs_shared_data

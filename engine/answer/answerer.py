@@ -179,8 +179,9 @@ def _lead(found: Extract, name_files: bool) -> str:
     if name_files:
         where += f" of {first.file_name}"
     extra = list(dict.fromkeys(relation for _, relation in found.support))
-    stating = stating_numbers(found.claims)
-    others = len({c.clause_id for c in found.citations if c.number in stating}) - 1
+    by_number = {c.number: c for c in found.citations}
+    # the clauses the stating claims quote; the items of a list a quote opens are parts of its clause
+    others = len({by_number[claim.citations[0]].clause_id for claim in found.claims if not claim.more}) - 1
     lead = f"Found in {where}"
     if others > 0:
         lead += f" and {others} other clause{'s' if others > 1 else ''}"

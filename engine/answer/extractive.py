@@ -1,18 +1,21 @@
 """The answer with no language model: the contract's own sentences, each cited.
 
-It picks the sentences that best cover the question from the top clauses, then adds what
-those sentences lean on: the definition of a term they use and the section they refer to,
-when the graph walk brought those in. A one-line lead says where the answer was found.
+It picks the sentences that best cover the question from the top clauses (a first quote that
+announces a list, with its items: engine/answer/lists.py), then adds what those sentences lean
+on: the definition of a term they use and the section they refer to, when the graph walk
+brought those in. A one-line lead says where the answer was found.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.answer.citations import Citer
 from engine.answer.evidence import Evidence, Sentence
 from engine.answer.lead import LeadModel
+from engine.answer.lists import list_end, listed_parts
 from engine.answer.question_words import contract_fact
 from engine.text.matching import sentence_spans, stems
 from models.answer import Citation, Claim, section_name
@@ -41,11 +44,14 @@ def extract(evidence: Evidence, citer: Citer, lead: LeadModel | None = None) -> 
             if citation is not None:
                 _add(result, citation, f"{_where(citation)}:")
     for position, sentence in enumerate(main):
-        citation = citer.cite_span(sentence.clause, sentence.start, quote_end(sentence, settings.max_quote_chars))
+        listed = settings.list_chars if position == 0 else 0  # the answer's list; further quotes stay short
+        end = list_end(sentence.clause.text, quote_end(sentence, settings.max_quote_chars), listed)
+        citation = citer.cite_span(sentence.clause, sentence.start, end)
         if citation is not None:
             result.main.append(sentence)
             stating = position == 0 or _states_answer(evidence, sentence, main[0])
-            _add(result, citation, f"{_where(citation)}:", more=not stating)
+            items = [c for part, start, stop in listed_parts(evidence.graphs, sentence.clause, end, listed) if (c := citer.cite_span(part, start, stop))]
+            _add(result, citation, f"{_where(citation)}:", more=not stating, items=items)
     for passage, relation, start, end in _supporting(evidence, result.main):
         if len(result.support) >= settings.max_support:
             break
@@ -57,21 +63,30 @@ def extract(evidence: Evidence, citer: Citer, lead: LeadModel | None = None) -> 
     return _stating_first(result)
 
 
-def _add(result: Extract, citation: Citation, prefix: str, more: bool = False) -> None:
-    if any(c.clause_id == citation.clause_id and c.char_start == citation.char_start for c in result.citations):
+def _add(result: Extract, citation: Citation, prefix: str, more: bool = False, items: Sequence[Citation] = ()) -> None:
+    """One claim: the quote, and the items of the list it opens (`listed_parts`), each cited."""
+    if _cited(result, citation):
         return
-    citation = citation.model_copy(update={"number": len(result.citations) + 1})
-    result.citations.append(citation)
-    result.claims.append(Claim(text=f"{prefix} “{citation.quote}”", citations=[citation.number], more=more))
+    quotes = [citation, *(item for item in items if not _cited(result, item))]
+    first = len(result.citations) + 1
+    result.citations += [quote.model_copy(update={"number": first + k}) for k, quote in enumerate(quotes)]
+    text = " ".join(f"“{quote.quote}”" for quote in quotes)
+    result.claims.append(Claim(text=f"{prefix} {text}", citations=list(range(first, first + len(quotes))), more=more))
+
+
+def _cited(result: Extract, citation: Citation) -> bool:
+    """Is the quote already cited, or inside a quote already cited (an item of a list quoted whole)?"""
+    return any(c.clause_id == citation.clause_id and c.char_start <= citation.char_start and citation.char_end <= c.char_end for c in result.citations)
 
 
 def _stating_first(result: Extract) -> Extract:
     """The claims that state the answer, then the more-evidence ones, citations renumbered in that order."""
     claims = [c for c in result.claims if not c.more] + [c for c in result.claims if c.more]
     by_number = {c.number: c for c in result.citations}
-    renumber = {claim.citations[0]: position for position, claim in enumerate(claims, start=1)}
-    result.claims = [c.model_copy(update={"citations": [renumber[c.citations[0]]]}) for c in claims]
-    result.citations = [by_number[c.citations[0]].model_copy(update={"number": renumber[c.citations[0]]}) for c in claims]
+    order = [number for claim in claims for number in claim.citations]
+    renumber = {old: new for new, old in enumerate(order, start=1)}
+    result.claims = [c.model_copy(update={"citations": [renumber[n] for n in c.citations]}) for c in claims]
+    result.citations = [by_number[old].model_copy(update={"number": renumber[old]}) for old in order]
     return result
 
 
@@ -286,7 +301,6 @@ def _supporting(evidence: Evidence, main: list[Sentence]):
         if passage.clause_id not in seen:
             seen.add(passage.clause_id)
             yield passage, relation, start, end
-
 
 
 def _cited_by_quotes(evidence: Evidence, main: list[Sentence]):
