@@ -7,11 +7,11 @@ import json
 import pytest
 
 from engine.answer.answerer import REDACTION, excerpt
+from engine.answer.lists import list_end
 from engine.pipeline import ClausegraphQueryEngine
 from engine.llm import Backend, LLMSpec
 from engine.text.normalise import normalise
 from models.answer import BackendKind
-from engine.answer.extractive import list_end
 from tests.conftest import FUSION, GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, SHARED_DATA, needs_shared_data, parsed
 from tests.ollama_server import FakeOllama, answers, claim, passage_number
 
@@ -115,7 +115,7 @@ def test_a_quote_that_opens_a_list_is_followed_by_its_items(ask, doc):
     assert all(c.quote in first.text for c in cited)
     # the items are parts of the clause quoted, not other places the answer was found
     assert answer.lead.startswith("Found in Section 3.1, page 4 and 1 other clause,")
-    # nor quoted again: 3.1.2(b)'s sentence, a quote of its own before, is inside the item
+    # nor quoted twice: 3.1.2(b)'s sentence, which the rules also choose as a quote, lies inside the item
     assert [c.ref for c in answer.citations].count("3.1.2(b)") == 1
 
 
