@@ -142,6 +142,14 @@ class Answer(BaseModel):
         return [c for c in self.claims if c.more]
 
     @property
+    def opening(self) -> list[Citation]:
+        """The first claim's citations: its quote, and the items of a list it opens
+        ("... may terminate this Agreement if:" over (a), (b)), which say nothing apart."""
+        by_number = {c.number: c for c in self.citations}
+        first = self.claims[0].citations if self.claims else [c.number for c in self.citations[:1]]
+        return [by_number[n] for n in first if n in by_number]
+
+    @property
     def more_evidence(self) -> set[int]:
         """Numbers of the citations only "more evidence" claims make."""
         return {n for c in self.claims if c.more for n in c.citations} - stating_numbers(self.claims)

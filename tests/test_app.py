@@ -289,6 +289,16 @@ def test_a_question_over_several_contracts_is_answered_for_each(app_on, sample_l
     assert captions[0].startswith(f"{HIGHWAYS_NDA.name} — page 7 of ")
 
 
+def test_a_contract_answered_on_its_own_shows_its_first_quote_with_the_list_it_opens(app_on, sample_library):
+    at = _ask_all(app_on, sample_library, "can we tell our lawyers about the confidential stuff?")
+    quotes = [m.value for m in at.markdown if m.value.startswith("> ") and "who:”" in m.value]
+    assert len(quotes) == 1 and "who:” “3.1.1 reasonably need to receive" in " ".join(quotes[0].split())
+    assert "“(b) that the Disclosing Party provided the Confidential Information" in " ".join(quotes[0].split())
+    row = next(r for r in sample_library.ask("can we tell our lawyers about the confidential stuff?").per_contract.found if r.file == HIGHWAYS_NDA.name)
+    folded = sum(len(claim.citations) for claim in row.answer.claims[1:])  # the items are shown, not counted as more
+    assert any(e.label == f"More evidence in this contract ({folded})" for e in at.expander)
+
+
 @pytest.fixture
 def empty_grid(sample_library):
     """The shared sample store with no grid before and after (the grid is kept in the store)."""

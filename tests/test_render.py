@@ -7,6 +7,7 @@ import pymupdf
 import pytest
 
 from engine.answer.citations import Citer
+from engine.views.ask_text import render_per_contract
 from engine.views.export import conversation_markdown
 from engine.llm import Backend, LLMSpec, host_status
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
@@ -75,6 +76,16 @@ def test_the_conversation_exports_as_markdown_with_every_quote(sample_library):
     assert f"1. {HIGHWAYS_NDA.name}, Section 8.1, page 7: “" in markdown
     assert "## 2. Must source code be deposited in escrow?" in markdown and "**Closest clauses, to check**" in markdown
     assert "*Answered by extractive (no language model: the contract's own sentences).*" in markdown
+
+
+def test_a_contract_answered_on_its_own_shows_the_list_its_first_quote_opens(sample_library):
+    """Asked of every sample, the Highways NDA's answer opens with 3.1 ("... who:"): its items,
+    3.1.1 to 3.1.2(b), are shown with it in the text, the export and the app alike."""
+    answers = sample_library.ask("can we tell our lawyers about the confidential stuff?").per_contract
+    row = next(r for r in answers.found if r.file == HIGHWAYS_NDA.name)
+    assert [c.ref for c in row.answer.opening] == ["3.1", "3.1.1", "3.1.2", "3.1.2(a)", "3.1.2(b)"]
+    assert "Person”) who:” “3.1.1 reasonably need to receive the Confidential Information" in " ".join(render_per_contract(answers).split())
+    assert "  - “3.1.1 reasonably need to receive the Confidential Information" in conversation_markdown([answers])
 
 
 def test_the_model_host_lists_its_models_or_says_it_cannot_be_reached():

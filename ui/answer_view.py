@@ -151,13 +151,14 @@ def show_per_contract(answers: PerContract, turn: int) -> None:
     for row, citation in cited:
         with st.container(border=True):
             st.markdown(f"**{row.file}** · {row.answer.lead}")
-            st.markdown(f"> “{' '.join(citation.quote.split())[:400]}”")
+            # the first quote, with the items of a list it opens; the chip opens the first quote highlighted
+            st.markdown("> " + " ".join(f"“{' '.join(c.quote.split())[:400]}”" for c in row.answer.opening))
             if st.button(chip_label(citation), key=f"cite-{turn}-{citation.number}", icon=":material/format_quote:"):
                 open_in_viewer(citations, citation.number - 1)
-            more = row.answer.citations[1:]
+            more = row.answer.claims[1:]
             if more:
-                with st.expander(f"More evidence in this contract ({len(more)})"):
-                    for claim in row.answer.claims[1:]:
+                with st.expander(f"More evidence in this contract ({sum(len(claim.citations) for claim in more)})"):
+                    for claim in more:
                         st.markdown(f"- {claim.text}")
     if answers.missing:
         st.warning("Not found in: " + ", ".join(row.file for row in answers.missing), icon=":material/search_off:")

@@ -57,7 +57,7 @@ def _per_contract(number: int, answers: PerContract) -> list[str]:
     lines = [f"## {number}. {answers.question}", "", f"*{answers.headline()}*", ""]
     for row in answers.found:
         lines.append(f"- **{row.file}**: {row.answer.lead}")
-        lines += [f"  - “{_one_line(c.quote)}” ({section_name(c.ref)}, page {c.page})" for c in row.answer.citations[:1]]
+        lines += [f"  - “{_one_line(c.quote)}” ({section_name(c.ref)}, page {c.page})" for c in row.answer.opening]
     if answers.missing:
         lines.append("- Not found in: " + ", ".join(row.file for row in answers.missing))
     return lines + [""]
