@@ -11,7 +11,6 @@ import re
 from engine.store.graphcache import DocGraph
 from engine.text.matching import sentence_spans
 from models.clause import Clause
-from models.edge import EdgeType
 
 #: what opens an item of a list written on after its lead-in: "(a)", "(iv)", "1)", "2.", "b.", a bullet
 _LIST_ITEM = re.compile(r"\s*(?:\((?:[a-zA-Z]|[ivxIVX]{1,5}|\d{1,2})\)|(?:[a-zA-Z]|[ivxIVX]{1,5}|\d{1,2})[.)](?!\d)|[•●○◦▪■►·–-])\s*\S")
@@ -52,10 +51,7 @@ def listed_parts(graphs: dict[str, DocGraph], clause: Clause, end: int, max_char
 
 def _take_parts(graph: DocGraph, clause: Clause, room: int, items: list[tuple[Clause, int, int]]) -> int:
     """Append the clause's parts to `items` while they fit in `room`; the room left, -1 once full."""
-    parts = sorted(
-        (graph.by_id[e.dst] for e in graph.out_edges.get(clause.clause_id, []) if e.type is EdgeType.PARENT_OF and e.dst in graph.by_id),
-        key=lambda part: part.order,
-    )
+    parts = sorted((graph.by_id[p] for p in graph.parts(clause.clause_id) if p in graph.by_id), key=lambda part: part.order)
     for part in parts:
         length = len(part.text.rstrip())
         if length > room:

@@ -248,7 +248,7 @@ def parts_under_heading(candidate: Candidate) -> list[str]:
     clause, graph = candidate.clause, candidate.graph
     if len(clause.text) >= THIN_CHARS:
         return []
-    return [e.dst for e in graph.out_edges.get(clause.clause_id, []) if e.type is EdgeType.PARENT_OF and e.dst]
+    return graph.parts(clause.clause_id)
 
 
 def _rank_of(value: float, descending: list[float]) -> int:

@@ -140,12 +140,16 @@ class DocGraph:
         total = math.log1p(max(len(self.clauses), 2))
         return {term: max(0.05, 1.0 - math.log1p(users) / total) for term, users in self.term_users.items()}
 
+    def parts(self, clause_id: str) -> list[str]:
+        """The ids of a clause's parts (its PARENT_OF edges), as stored."""
+        return [e.dst for e in self.out_edges.get(clause_id, []) if e.type is EdgeType.PARENT_OF and e.dst]
+
     def descendants(self, clause_id: str) -> list[str]:
         found, stack = [], [clause_id]
         while stack:
             current = stack.pop()
             found.append(current)
-            stack.extend(e.dst for e in self.out_edges.get(current, []) if e.type is EdgeType.PARENT_OF and e.dst)
+            stack.extend(self.parts(current))
         return found
 
 
