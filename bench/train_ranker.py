@@ -315,9 +315,9 @@ def answer_first_order(item: Collected, ordered: list[str], depth: int) -> list[
     recipe held out by 5 contract folds: multi-hop complete@8k 0.667, answer clause first 0.708,
     with what it needs 0.735, with what those need 0.732, best order 0.926 (2 hops 0.804, 0.863,
     0.922, 0.889; 3 hops 0.552, 0.579, 0.579, 0.601). A 3-hop question's support is often not
-    what its answer clause needs: of its snippets among stop 60's collected candidates, 60 of
-    352 lie in no candidate linked to the answer clause within three such steps, and 20 in no
-    candidate at all."""
+    what its answer clause needs: of its 352 support snippets, 60 lie in no candidate linked to
+    the answer clause within three such steps (49 of them in a clause using a term that one of
+    its needs, or theirs, defines: a fellow user, not a need) and 19 in no candidate at all."""
     answers = [k for k, text in enumerate(item.texts) if snippet_found(item.question.evidence[0].text, text)]
     if not answers:
         return ordered
