@@ -473,7 +473,8 @@ def main() -> None:
             multi_hop_fold_rows[name].append(mean_scores(multi_hop))
     chosen = args.variant
     by_id = {i.question.id: i for i in items}
-    for name, depth in ((f"{chosen}, answer clause first", 0), ("and what it needs next", 1), ("and what those need", 2)):
+    # names unlike the variants' own: the table prints the first 26 characters of each
+    for name, depth in (("answer clause first", 0), ("and what it needs next", 1), ("and what those need", 2)):
         sources[name] = {
             qid: context_scores(by_id[qid].question, answer_first_order(by_id[qid], ordered, depth)) for qid, ordered in held_out_orders.items()
         }
