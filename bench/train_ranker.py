@@ -19,13 +19,13 @@ best order possible (evidence first: the ceiling of these candidates) and the he
 rankings, per set, per type and per hops, with the worst fold. Three more ceilings follow the
 chosen variant's held-out ranking: its context with the answer clause moved first, then with
 what that clause needs right after it, then with what those need too (`answer_first_order`).
-Two kinds of model are compared: the logistic regression that ships, read in one pass or in
-two (the second also reads the first pass's probability for the likeliest candidate that needs
-each one: it uses its term, cites it, or holds it; `rank.needed_by`), and shallow boosted trees (scikit-learn's
-HistGradientBoostingClassifier). The trees did a little better here but far worse on
-ContractNLI's NDAs, which none of these sets has (measure a ranker there with `engine eval
---ranker FILE`), so they do not ship. `--write` saves the model `--variant` names, fitted on
-every question, to engine/query/ranker.npz.
+Two kinds of model are compared: the logistic regression that ships, read in one pass or in two
+(the second also reads the first pass's probability for the likeliest candidate that needs each
+one: it uses its term, cites it, or holds it; `rank.needed_by`), and shallow boosted trees
+(scikit-learn's HistGradientBoostingClassifier). The trees did a little better here but far
+worse on ContractNLI's NDAs, which none of these sets has (measure a ranker there with
+`engine eval --ranker FILE`), so they do not ship. `--write` saves the model `--variant` names,
+fitted on every question, to engine/query/ranker.npz.
 
 Some features read other trained models, so they are computed as on a contract or a wording
 those models never saw: `--presence-folds DIR` (bench/train_presence.py --folds-out) scores each
@@ -307,7 +307,8 @@ def best_possible_order(item: Collected) -> list[str]:
 
 def answer_first_order(item: Collected, ordered: list[str], depth: int) -> list[str]:
     """A held-out context with the candidate holding the question's first evidence snippet (the
-    clause that answers it: the multi-hop sets list it first) moved to the front, followed by
+    multi-hop sets list the clause that answers first; a parent_scope question, the lead-in its
+    answer completes) moved to the front, followed by
     what it needs (`rank.needed_by`: the definitions of terms it uses, the clauses it cites, its
     parts and parent) and, at `depth` 2, what those need in turn, each level in its held-out
     order. Ceilings between the ranking and the best order possible: what finding the answer

@@ -80,6 +80,11 @@ _GAPS = {"similarity_gap": "similarity", "category_gap": "category_score"}
 #: a passage's cost in `reading_priority` is its length plus this many characters, so a bare
 #: heading does not lead on shortness alone (100, 200 and 400 measured alike held out)
 LENGTH_ALLOWANCE = 200
+# Length counted twice (log-odds less 2 log length), chosen in every fold of a cross-validation
+# nested in train_ranker's contract folds, lifted multi-hop complete@8k 0.667 -> 0.701 with
+# cuad_dev unchanged, but held out by wording the CUAD phrasings lost recall@8k 0.915 -> 0.898
+# (scenario recall@4k 0.752 -> 0.697): a new wording's probabilities are less sure, and length
+# then decides. Not shipped (stop 44).
 # Features of how a definition's term meets the question (the cosine of the question with the
 # term's name by the static model, the same with its nearest ask, each also as the gap to the
 # best defining candidate, the share of the name's words the question uses, and in the second
@@ -91,11 +96,6 @@ LENGTH_ALLOWANCE = 200
 # passage's reading priority less a weight times its best cosine with a passage already placed):
 # 0.667 -> 0.682 with 5 folds (weights 0.5, 1, 2), but 0.670 -> 0.670-0.673 with 10 (0.25, 0.5,
 # 1), its worst fold 0.594 -> 0.562.
-# Length counted twice (log-odds less 2 log length), chosen in every fold of a cross-validation
-# nested in train_ranker's contract folds, lifted multi-hop complete@8k 0.667 -> 0.701 with
-# cuad_dev unchanged, but held out by wording the CUAD phrasings lost recall@8k 0.915 -> 0.898
-# (scenario recall@4k 0.752 -> 0.697): a new wording's probabilities are less sure, and length
-# then decides. Not shipped (stop 44).
 
 
 @dataclass
