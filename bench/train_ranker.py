@@ -305,6 +305,11 @@ def best_possible_order(item: Collected) -> list[str]:
     return holding + [t for t, label in zip(item.texts, item.labels) if not label]
 
 
+def first_places(ordered: list[str]) -> dict[str, int]:
+    """Each passage text's first place in a context (a text two candidates share is read once)."""
+    return {text: index for index, text in reversed(list(enumerate(ordered)))}
+
+
 def answer_first_order(item: Collected, ordered: list[str], depth: int) -> list[str]:
     """A held-out context with the candidate holding the question's first evidence snippet (the
     multi-hop sets list the clause that answers first; a parent_scope question, the lead-in its
@@ -322,11 +327,12 @@ def answer_first_order(item: Collected, ordered: list[str], depth: int) -> list[
     answers = [k for k, text in enumerate(item.texts) if snippet_found(item.question.evidence[0].text, text)]
     if not answers:
         return ordered
-    position = {text: index for index, text in reversed(list(enumerate(ordered)))}
+    position = first_places(ordered)
     front = [min(answers, key=lambda k: position[item.texts[k]])]
     level = front
     for _ in range(depth):
-        level = sorted({k for k, needers in enumerate(item.needers) if set(needers) & set(level)} - set(front), key=lambda k: position[item.texts[k]])
+        reached = set(level)
+        level = sorted({k for k, needers in enumerate(item.needers) if reached.intersection(needers)} - set(front), key=lambda k: position[item.texts[k]])
         front += level
     rest = list(ordered)
     for k in front:
@@ -349,7 +355,7 @@ def print_misses(items: list[Collected], orders: dict[str, list[str]], budget: i
             continue
         print(f"{item.question.id} ({item.question.type}, {item.question.hops} hops): {item.question.question}")
         starts = list(itertools.accumulate((len(text) + 1 for text in ordered), initial=0))
-        place = {text: index for index, text in reversed(list(enumerate(ordered)))}
+        place = first_places(ordered)
         for evidence in missing:
             holders = [(c, t) for c, t in zip(item.candidates, item.texts) if snippet_found(evidence.text, t)]
             print(f"  missing: {evidence.text[:110]!r}")

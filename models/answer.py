@@ -149,6 +149,11 @@ class Answer(BaseModel):
         first = self.claims[0].citations if self.claims else [c.number for c in self.citations[:1]]
         return [by_number[n] for n in first if n in by_number]
 
+    def opening_quotes(self, limit: int) -> str:
+        """The opening's quotes on one line, each in quotation marks and cut at `limit`
+        characters: what a per-contract row shows of its answer."""
+        return " ".join(f"“{' '.join(c.quote.split())[:limit]}”" for c in self.opening)
+
     @property
     def more_evidence(self) -> set[int]:
         """Numbers of the citations only "more evidence" claims make."""

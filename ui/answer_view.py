@@ -152,7 +152,7 @@ def show_per_contract(answers: PerContract, turn: int) -> None:
         with st.container(border=True):
             st.markdown(f"**{row.file}** · {row.answer.lead}")
             # the first quote, with the items of a list it opens; the chip opens the first quote highlighted
-            st.markdown("> " + " ".join(f"“{' '.join(c.quote.split())[:400]}”" for c in row.answer.opening))
+            st.markdown(f"> {row.answer.opening_quotes(400)}")
             if st.button(chip_label(citation), key=f"cite-{turn}-{citation.number}", icon=":material/format_quote:"):
                 open_in_viewer(citations, citation.number - 1)
             more = row.answer.claims[1:]

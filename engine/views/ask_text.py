@@ -63,8 +63,7 @@ def render_per_contract(answers: PerContract) -> str:
     lines = [answers.headline(), ""]
     for row, citation in answers.cited:
         lines.append(f"{row.file}: {row.answer.lead}")
-        quoted = " ".join(f"“{' '.join(c.quote.split())[:300]}”" for c in row.answer.opening)
-        lines.append(textwrap.fill(f"[{citation.number}] {quoted} ({section_name(citation.ref)}, page {citation.page})",
+        lines.append(textwrap.fill(f"[{citation.number}] {row.answer.opening_quotes(300)} ({section_name(citation.ref)}, page {citation.page})",
                                    width=100, initial_indent="  ", subsequent_indent="    "))
     if answers.missing:
         lines += ["", "Not found in: " + ", ".join(row.file for row in answers.missing)]
