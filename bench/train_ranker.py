@@ -24,8 +24,12 @@ Two kinds of model are compared: the logistic regression that ships, read in one
 one: it uses its term, cites it, or holds it; `rank.needed_by`), and shallow boosted trees
 (scikit-learn's HistGradientBoostingClassifier). The trees did a little better here but far
 worse on ContractNLI's NDAs, which none of these sets has (measure a ranker there with
-`engine eval --ranker FILE`), so they do not ship. `--write` saves the model `--variant` names,
-fitted on every question, to engine/query/ranker.npz.
+`engine eval --ranker FILE`), so they do not ship. What ships reads twice ("two passes, then
+support"): the two-pass regression orders a context's first `retrieval.lead_chars` characters,
+and a second one, fitted with the multi-hop questions weighing SUPPORT_EMPHASIS times more,
+orders the rest (`reading.reading_order`), so the single-clause answers in the lead are as the
+one reading ranks them and what a multi-hop answer needs fills the rest. `--write` saves the
+model `--variant` names, fitted on every question, to engine/query/ranker.npz.
 
 Some features read other trained models, so they are computed as on a contract or a wording
 those models never saw: `--presence-folds DIR` (bench/train_presence.py --folds-out) scores each
@@ -89,9 +93,10 @@ from engine.query.meaning import QuestionModel
 from engine.query.query_adapter import MODEL_FILE as ADAPTER_MODEL
 from engine.query.query_adapter import use_query_adapter
 from engine.query.rank import (
-    FEATURES, LINKED_FEATURES, MODEL_FILE, RANKED_FEATURES, candidate_features, in_order, interaction_basis, linked_rows, needed_by,
+    FEATURES, LINKED_FEATURES, MODEL_FILE, RANKED_FEATURES, SUPPORT, candidate_features, interaction_basis, linked_rows, needed_by,
     question_products, with_interactions,
 )
+from engine.query.reading import in_order, reading_order
 from engine.query.select import select, to_passage
 from engine.service import Library
 from engine.text.normalise import normalise
@@ -116,7 +121,13 @@ C = 1.0  # inverse regularisation, a priori (standardised features, tens of thou
 # both cuad_dev and the multi-hop sets.
 TREES = {"max_depth": 3, "learning_rate": 0.1, "max_iter": 200, "class_weight": "balanced", "random_state": 0}
 Model = HistGradientBoostingClassifier | LogisticRegression
-SHIPPED, SHIPPED_KIND = "learned, weighted, two passes", "two passes"  # the variant engine/query/ranker.npz holds
+SHIPPED, SHIPPED_KIND = "two passes, then support", "two passes, then support"  # the variant engine/query/ranker.npz holds
+#: how many times more the multi-hop questions weigh in the support reading's fit than in the
+#: lead's (`reading.reading_order`: the lead orders a context's first `lead_chars`, the support the
+#: rest). Held out by contract (stop 62, the 914 dev questions with presence and question fold
+#: models), multi-hop complete@8k by emphasis 3 / 4 / 6 / 12: 0.690 / 0.690 / 0.699 / 0.693 with 5
+#: folds; 6 gives 0.705 with 10 (one reading: 0.667 / 0.670).
+SUPPORT_EMPHASIS = 6.0
 
 
 @dataclass
@@ -151,6 +162,7 @@ class Fitted:
     model: Model
     basis: np.ndarray  # the question x clause interactions' directions (`rank.interaction_basis`)
     linked: tuple[np.ndarray, np.ndarray, LogisticRegression] | None = None
+    support: Fitted | None = None  # the support reading (`reading.reading_order`), fitted as this one with the multi-hop questions weighing more
 
     def rows(self, item: Collected) -> np.ndarray:
         """The item's rows as the model reads them (`rank.RANKED_FEATURES`)."""
@@ -236,7 +248,14 @@ def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: s
     """`weights`: question id -> the weight of each of its candidates (1 when absent). Trees
     read the features as they are (mean 0, scale 1 leave them so). Kind "two passes" fits the
     second pass on the first's probabilities for the same training questions, in sample: with
-    inner contract folds instead, held-out multi-hop complete@8k was the same (0.750, stop 51)."""
+    inner contract folds instead, held-out multi-hop complete@8k was the same (0.750, stop 51).
+    Kind "two passes, then support" fits two such readings: the lead with `weights`, the support
+    with the multi-hop questions' weights (the only ones `multi_hop_weights` sets) times
+    SUPPORT_EMPHASIS."""
+    if kind == SHIPPED_KIND:
+        lead = fit(items, weights, "two passes")
+        lead.support = fit(items, {qid: weight * SUPPORT_EMPHASIS for qid, weight in (weights or {}).items()}, "two passes")
+        return lead
     labels = np.concatenate([i.labels for i in items])
     sample = np.concatenate([np.full(len(i.labels), (weights or {}).get(i.question.id, 1.0)) for i in items])
     basis = interaction_basis(np.vstack([i.products for i in items]))  # from the training questions alone, without labels
@@ -258,12 +277,16 @@ def _logistic(matrix: np.ndarray, labels: np.ndarray, sample: np.ndarray) -> tup
 
 
 def learned_order(item: Collected, fitted: Fitted, settings, per_character: bool = True) -> list[str]:
-    """Every candidate in the engine's reading order (`rank.in_order`, likelihood per character),
-    or by likelihood alone when not `per_character` (the reading order before stop 37)."""
+    """Every candidate in the engine's reading order (`reading.reading_order`: likelihood per
+    character, the support reading's past `settings.lead_chars` when fitted with one), or by
+    likelihood alone when not `per_character` (the reading order before stop 37)."""
     probabilities = fitted.probabilities(item)
     text = {id(c): t for c, t in zip(item.candidates, item.texts)}
-    lengths = np.array([len(t) + 1 for t in item.texts]) if per_character else None  # the texts are normalised, as select_ranked counts
-    return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities, lengths)]
+    if not per_character:
+        return [text[id(r.candidate)] for r in in_order(item.candidates, probabilities)]
+    lengths = np.array([len(t) + 1 for t in item.texts])  # the texts are normalised, as select_ranked counts
+    support = fitted.support.probabilities(item) if fitted.support is not None else None
+    return [text[id(r.candidate)] for r in reading_order(item.candidates, probabilities, lengths, support, settings.lead_chars)]
 
 
 def likeliest_order(item: Collected, fitted: Fitted, settings) -> list[str]:
@@ -374,7 +397,8 @@ def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     0.690 with 5 folds and 0.670 -> 0.690 with 10, worst fold up in both, but the ranker fitted
     so loses recall@4k in other wording (the CUAD phrasings' scenario style 0.910 -> 0.886,
     ContractNLI 0.966 -> 0.961) and the Highways NDA's effective-date answer its preamble. Not
-    shipped."""
+    shipped as the one reading; the support reading (`fit`'s "two passes, then support") weighs
+    them SUPPORT_EMPHASIS times more and orders only the context past its lead."""
     multihop = [i for i in items if i.source not in SINGLE_CLAUSE_SETS]
     single = len(items) - len(multihop)
     balance = single / len(multihop) if single and multihop else 1.0  # a run of multi-hop sets alone weighs them as they are
@@ -449,6 +473,7 @@ def main() -> None:
     variants = {  # name -> (question weights, how the context is rebuilt, model kind)
         "learned": (None, learned_order, "logistic"),
         "learned, multi-hop weighted": (weights, learned_order, "logistic"),
+        "learned, weighted, two passes": (weights, learned_order, "two passes"),
         SHIPPED: (weights, learned_order, SHIPPED_KIND),
         "same, by likelihood alone": (weights, likeliest_order, "logistic"),
         "anchors learned, weighted": (weights, anchors_order, "logistic"),
@@ -548,16 +573,25 @@ def write_style_folds(folder: Path, items: list[Collected], weighting: dict[str,
 
 def save(path: Path, fitted: Fitted) -> None:
     """Trees as arrays (engine/boosted_trees.py), a logistic regression as its weights, with
-    its second pass's under the prefix `linked_` (`rank.LearnedRanker` reads both)."""
+    its second pass's under the prefix `linked_` and a support reading's under `rank.SUPPORT`
+    (`rank.LearnedRanker` reads them all)."""
     if isinstance(fitted.model, HistGradientBoostingClassifier):
         BoostedTrees.from_sklearn(fitted.model, RANKED_FEATURES).save(path, interaction_basis=fitted.basis)
     else:
-        arrays = StandardisedLogistic.from_sklearn(fitted.model, RANKED_FEATURES, fitted.mean, fitted.scale).arrays()
-        if fitted.linked is not None:
-            mean, scale, model = fitted.linked
-            arrays |= StandardisedLogistic.from_sklearn(model, LINKED_FEATURES, mean, scale).arrays("linked_")
+        arrays = logistic_arrays(fitted)
+        if fitted.support is not None:
+            arrays |= logistic_arrays(fitted.support, SUPPORT)
         np.savez(path, **arrays, interaction_basis=fitted.basis)
     print(f"wrote {path}")
+
+
+def logistic_arrays(fitted: Fitted, prefix: str = "") -> dict[str, np.ndarray]:
+    """A fitted logistic regression's arrays, and its second pass's under `linked_`."""
+    arrays = StandardisedLogistic.from_sklearn(fitted.model, RANKED_FEATURES, fitted.mean, fitted.scale).arrays(prefix)
+    if fitted.linked is not None:
+        mean, scale, model = fitted.linked
+        arrays |= StandardisedLogistic.from_sklearn(model, LINKED_FEATURES, mean, scale).arrays(f"{prefix}linked_")
+    return arrays
 
 
 if __name__ == "__main__":

@@ -70,6 +70,10 @@ class RetrievalSettings(_Section):
 
     budget: int = Field(ge=1, description="context size in normalised characters")
     graph_share: float = Field(ge=0, le=1, description="part of the budget kept for graph-found clauses so weaker anchors cannot rank them out")
+    lead_chars: int = Field(
+        ge=0, description="the learned ranking's first characters of a context, ordered for the clause that answers; the rest is "
+        "ordered for what a multi-hop answer needs when the ranker has a support reading (engine/query/rank.py's reading_order)"
+    )
     pool: int = Field(ge=1, description="results taken from each search arm")
     large_scope_contracts: int = Field(
         ge=1, description="over more contracts than limits.answer_each, only the contracts of the best search hits (at most "

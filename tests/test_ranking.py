@@ -3,6 +3,9 @@ context it orders, on the sample contracts."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+
 import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -11,9 +14,11 @@ from sklearn.linear_model import LogisticRegression
 from engine.boosted_trees import LEAF, BoostedTrees
 from engine.logistic import StandardisedLogistic
 from engine.query.rank import (
-    FEATURES, INTERACTION_DIMENSIONS, LINKED_FEATURES, RANKED_FEATURES, LearnedRanker, candidate_features, in_order, interaction_basis, learned_ranker,
+    FEATURES, INTERACTION_DIMENSIONS, LINKED_FEATURES, RANKED_FEATURES, LearnedRanker, candidate_features, interaction_basis, learned_ranker,
     needed_by, needed_by_probability, parts_under_heading, question_products, with_interactions,
 )
+from engine.query.reading import in_order
+from engine.query.select import select_ranked, to_passage
 from engine.text.normalise import normalise
 from models.retrieval import Mode
 from tests.conftest import GCLOUD, HIGHWAYS_NDA
@@ -73,8 +78,8 @@ def test_the_shipped_ranker_reads_how_the_question_and_each_clause_meet(sample_l
     assert ranker.basis.shape == (products.shape[1], INTERACTION_DIMENSIONS) and ranker.logistic.names == RANKED_FEATURES
     needers = needed_by(candidates)
     read = ranker.probabilities(matrix, needers, products)
-    _, scored = ranker.score(found.anchors, found.followers, found.scope, plan)
-    assert np.allclose(read, scored)
+    scored = ranker.score(found.anchors, found.followers, found.scope, plan)
+    assert np.allclose(read, scored.probabilities)
     assert not np.allclose(read, ranker.probabilities(matrix, needers, np.zeros_like(products)))  # the interactions weigh
     with pytest.raises(ValueError, match="question_products"):
         ranker.probabilities(matrix, needers)
@@ -220,3 +225,34 @@ def test_a_two_pass_ranker_reads_the_first_pass_probability_of_each_candidates_n
     ranker = LearnedRanker(tmp_path / "two.npz")
     assert np.allclose(ranker.probabilities(rows, needers, products), second.predict_proba(linked_rows)[:, 1], atol=1e-9)
     assert LearnedRanker().linked is not None, "the shipped ranker reads in two passes"
+
+
+def test_the_context_past_its_lead_is_ordered_by_the_support_reading(sample_library):
+    """The shipped ranker reads twice: the lead orders the context's first `lead_chars`
+    characters as a single-clause answer needs, the support the rest as a multi-hop one does.
+    Asked about the Supplier's material breach of the G-Cloud framework, the lead's 8,000
+    characters leave out the definition of "Default" ("any breach of the obligations of the
+    Supplier"); the support reading brings it in, after the lead's own 4,000 characters."""
+    ranker = learned_ranker()
+    assert ranker.support is not None, "the shipped ranker has a support reading"
+    plan, found = _found(sample_library, "What happens if the Supplier commits a Material Breach?", GCLOUD)
+    scored = ranker.score(found.anchors, found.followers, found.scope, plan)
+    settings = sample_library.settings.retrieval
+    assert settings.lead_chars == 4000
+    context = select_ranked(scored, found.vector, plan, 8000, settings)
+    lead_alone = select_ranked(dataclasses.replace(scored, support=None), found.vector, plan, 8000, settings)
+    starts = list(itertools.accumulate((len(normalise(p.text)) + 1 for p in context), initial=0))
+    led = sum(1 for start in starts[:-1] if start < settings.lead_chars)
+    assert [p.clause_id for p in context[:led]] == [p.clause_id for p in lead_alone[:led]]
+    lengths = np.array([len(normalise(to_passage(c, found.vector, plan, settings).text)) + 1 for c in scored.candidates])
+    supported = [r.candidate.clause.clause_id for r in in_order(scored.candidates, scored.support, lengths)]
+    rest = [p.clause_id for p in context[led:]]
+    assert rest == [cid for cid in supported if cid not in {p.clause_id for p in context[:led]}][: len(rest)]
+    default = '9.1 "Default"'
+    assert default in [p.ref for p in context[led:]] and default not in [p.ref for p in lead_alone]
+    # each passage keeps the lead reading's probability, which the answerer weighs
+    lead_probability = dict(zip((c.clause.clause_id for c in scored.candidates), scored.probabilities))
+    assert all(p.score == round(float(lead_probability[p.clause_id]), 4) for p in context)
+    # with a lead as long as the budget, the context is the lead's alone
+    whole = settings.model_copy(update={"lead_chars": 8000})
+    assert [p.clause_id for p in select_ranked(scored, found.vector, plan, 8000, whole)] == [p.clause_id for p in lead_alone]

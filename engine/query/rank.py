@@ -10,11 +10,11 @@ length and place, and how far its similarity and category score lie below the be
 candidate's) and a logistic regression trained on dev questions' evidence
 (`bench/train_ranker.py`, cross-validated by contract) gives the probability that it holds
 evidence. The context is then filled by each passage's odds of holding evidence per character
-it costs (`reading_priority`), so a short definition a long likely clause would push past the
-budget comes first. A ranker of shallow boosted trees can be
-read too, for measuring: trees ranked cuad_dev and the multi-hop questions a little better held
-out by contract, but ContractNLI's NDAs, a kind of contract none was trained on, far worse
-(recall@4k 0.912 -> 0.861), so the logistic regression ships. Measured again over 914 questions
+it costs (engine/query/reading.py), so a short definition a long likely clause would push past
+the budget comes first. A ranker of shallow boosted trees can be read too, for measuring:
+trees ranked cuad_dev and the multi-hop questions a little better held out by contract, but
+ContractNLI's NDAs, a kind of contract none was trained on, far worse (recall@4k 0.912 ->
+0.861), so the logistic regression ships. Measured again over 914 questions
 (stop 55): held out by contract, trees lift multi-hop complete@8k 0.664 -> 0.690 (worst fold
 0.603 -> 0.682), but the CUAD phrasings of 20 contracts neither ranker read lose recall@4k
 0.886 -> 0.869 (worst style, scenario, 0.816 -> 0.804) and ContractNLI 0.986 -> 0.969: the trees
@@ -44,6 +44,7 @@ from models.plan import QueryPlan
 log = logging.getLogger(__name__)
 
 MODEL_FILE = Path(__file__).with_name("ranker.npz")
+SUPPORT = "support_"  # the prefix of the support reading's arrays in the ranker file (`LearnedRanker`)
 THIN_CHARS = 300  # a clause this short with parts of its own is little more than their heading
 _ABSENT_RANK = 200  # a clause an arm did not return ranks as if far down its list
 _EDGES = [("REFERENCES", "out"), ("REFERENCES", "in"), ("DEFINES", "out"), ("DEFINES", "in"), ("PARENT_OF", "out"), ("PARENT_OF", "in")]
@@ -77,14 +78,6 @@ LINKED_FEATURES = [*RANKED_FEATURES, "needed_by_probability"]
 #: each candidate alone, and a new wording moves every candidate's similarity and category score
 #: together (a scenario's best clause may have a similarity a cuad_dev question's worst has)
 _GAPS = {"similarity_gap": "similarity", "category_gap": "category_score"}
-#: a passage's cost in `reading_priority` is its length plus this many characters, so a bare
-#: heading does not lead on shortness alone (100, 200 and 400 measured alike held out)
-LENGTH_ALLOWANCE = 200
-# Length counted twice (log-odds less 2 log length), chosen in every fold of a cross-validation
-# nested in train_ranker's contract folds, lifted multi-hop complete@8k 0.667 -> 0.701 with
-# cuad_dev unchanged, but held out by wording the CUAD phrasings lost recall@8k 0.915 -> 0.898
-# (scenario recall@4k 0.752 -> 0.697): a new wording's probabilities are less sure, and length
-# then decides. Not shipped (stop 44).
 # Features of how a definition's term meets the question (the cosine of the question with the
 # term's name by the static model, the same with its nearest ask, each also as the gap to the
 # best defining candidate, the share of the name's words the question uses, and in the second
@@ -92,16 +85,7 @@ LENGTH_ALLOWANCE = 200
 # question fold models (stop 61): multi-hop complete@8k 0.667 -> 0.673 with 5 contract folds
 # (worst fold 0.621 -> 0.651), 0.670 -> 0.670 with 10 (definition 0.703 -> 0.734, definition +
 # cross-reference 0.507 -> 0.467), cuad_dev recall@4k 0.885 -> 0.886 (5) and 0.884 -> 0.886 (10).
-# No gain; not shipped. Nor a reading order with diversity (maximal marginal relevance: each next
-# passage's reading priority less a weight times its best cosine with a passage already placed):
-# 0.667 -> 0.682 with 5 folds (weights 0.5, 1, 2), but 0.670 -> 0.670-0.673 with 10 (0.25, 0.5,
-# 1), its worst fold 0.594 -> 0.562.
-
-
-@dataclass
-class Ranked:
-    candidate: Candidate
-    probability: float
+# No gain; not shipped.
 
 
 def candidate_features(anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan) -> tuple[list[Candidate], np.ndarray]:
@@ -274,48 +258,14 @@ def _rank_of(value: float, descending: list[float]) -> int:
     return low + 1
 
 
-def reading_priority(probabilities: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each passage's odds of holding evidence per character it costs, as log-odds less log
-    length. The context is cut by characters: a 300-character definition at even odds is worth
-    more of the budget than a 3,000-character clause at 0.7, and filling by likelihood alone
-    put the definitions and cited sections a multi-hop answer needs past the budget (held out
-    by contract, bench/train_ranker.py: multi-hop complete@8k 0.615 -> 0.698, cuad_dev
-    recall@4k 0.880 -> 0.887)."""
-    p = np.clip(np.asarray(probabilities, dtype=float), 1e-9, 1 - 1e-9)
-    return np.log(p) - np.log1p(-p) - np.log(np.asarray(lengths, dtype=float) + LENGTH_ALLOWANCE)
+@dataclass
+class Scored:
+    """Each distinct candidate with the lead reading's probability of holding evidence and, when
+    the ranker has one, the support reading's (`reading_order`)."""
 
-
-def in_order(candidates: list[Candidate], probabilities: np.ndarray, lengths: np.ndarray | None = None) -> list[Ranked]:
-    """Most likely first, or with `lengths` (each passage's normalised characters) most likely
-    per character first (`reading_priority`), with three placements the question or the layout
-    asks for: the sections the question names lead, each followed by its parts in reading
-    order; the definitions of terms it uses follow the best candidate; a clause that is only a
-    heading over its parts goes right before the first of them (its words are theirs)."""
-    # empty unless a bare heading; a preamble is not one: its parts are the parties, and its own
-    # words (the agreement's title and date) are what a date or title question needs first
-    parts = {c.clause.clause_id: set(parts_under_heading(c)) if c.clause.kind is not ClauseKind.PREAMBLE else set() for c in candidates}
-    priority = np.asarray(probabilities, dtype=float) if lengths is None else reading_priority(probabilities, lengths)
-    ranked = [Ranked(candidates[i], float(probabilities[i])) for i in sorted(range(len(candidates)), key=lambda i: -priority[i])]
-    sections = sorted((r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order < 0), key=lambda r: r.candidate.order)
-    terms = [r for r in ranked if r.candidate.why.kind == "named" and r.candidate.order >= 0]
-    rest = [r for r in ranked if r.candidate.why.kind != "named"]
-    ordered = sections + rest[:1] + terms + rest[1:]
-    placed: set[str] = set()
-    for section in sections:
-        own = parts[section.candidate.clause.clause_id]
-        placed |= own
-        moving = sorted((r for r in ordered if r.candidate.clause.clause_id in own), key=lambda r: r.candidate.clause.order)
-        ordered = [r for r in ordered if r.candidate.clause.clause_id not in own]
-        at = ordered.index(section) + 1
-        ordered[at:at] = moving
-    headings = [r for r in ordered if r.candidate.why.kind != "named" and r.candidate.clause.clause_id not in placed]
-    for heading in (r for r in headings if parts[r.candidate.clause.clause_id]):
-        own = parts[heading.candidate.clause.clause_id]
-        first = next((r for r in ordered if r.candidate.clause.clause_id in own), None)
-        if first is not None and ordered.index(first) > ordered.index(heading):
-            ordered.remove(heading)
-            ordered.insert(ordered.index(first), heading)
-    return ordered
+    candidates: list[Candidate]
+    probabilities: np.ndarray
+    support: np.ndarray | None = None
 
 
 class LearnedRanker:
@@ -327,25 +277,43 @@ class LearnedRanker:
     candidate that needs it (`needed_by`). A definition is worth reading when the clause that
     uses its term is likely evidence, whichever anchor the walk reached it from; the first
     pass only knows the anchor's search rank. Held out by contract (stop 51), multi-hop
-    complete@8k 0.729 -> 0.750, worst contract fold 0.579 -> 0.632."""
+    complete@8k 0.729 -> 0.750, worst contract fold 0.579 -> 0.632.
+
+    A file may hold a support reading too (arrays under `support_`): the same two passes fitted
+    with the multi-hop questions weighing more, which orders the context past its first
+    characters (`reading_order`)."""
 
     def __init__(self, path: Path = MODEL_FILE) -> None:
         stored = np.load(path, allow_pickle=False)
         self.trees = BoostedTrees.from_stored(stored) if "roots" in stored.files else None
         self.logistic = StandardisedLogistic.from_stored(stored) if self.trees is None else None
         self.linked = StandardisedLogistic.from_stored(stored, prefix="linked_") if "linked_features" in stored.files else None
+        self.support = (
+            (StandardisedLogistic.from_stored(stored, prefix=SUPPORT), StandardisedLogistic.from_stored(stored, prefix=f"{SUPPORT}linked_"))
+            if f"{SUPPORT}features" in stored.files else None
+        )
         # a file from before the interactions ranks without them (a benchmark's held-out ranker)
         self.basis = stored["interaction_basis"] if "interaction_basis" in stored.files else None
         read = RANKED_FEATURES if self.basis is not None else FEATURES
         names = self.trees.names if self.trees is not None else self.logistic.names
-        if names != read or (self.linked is not None and self.linked.names != [*read, LINKED_FEATURES[-1]]):
+        linked_names = [*read, LINKED_FEATURES[-1]]
+        if (
+            names != read
+            or (self.linked is not None and self.linked.names != linked_names)
+            or (self.support is not None and (self.support[0].names != read or self.support[1].names != linked_names))
+        ):
             raise ValueError(f"{path} was trained on other features ({len(names)}); retrain with bench/train_ranker.py")
 
     def probabilities(self, matrix: np.ndarray, needers: list[list[int]], products: np.ndarray | None = None) -> np.ndarray:
-        """Each row's probability; `needers` (`needed_by` of the rows' candidates) feeds the
-        second pass, `products` (`question_products`) the interactions when the model reads them."""
+        """Each row's probability by the lead reading; `needers` (`needed_by` of the rows'
+        candidates) feeds the second pass, `products` (`question_products`) the interactions
+        when the model reads them."""
+        return self._read(matrix, needers, products)[0]
+
+    def _read(self, matrix: np.ndarray, needers: list[list[int]], products: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The lead reading's probabilities and the support reading's (None without one)."""
         if not len(matrix):
-            return np.zeros(0)
+            return np.zeros(0), (np.zeros(0) if self.support is not None else None)
         if self.basis is not None:
             if products is None:
                 raise ValueError("this ranker reads the question x clause products: pass question_products(...)")
@@ -353,15 +321,17 @@ class LearnedRanker:
         logits = self.trees.log_odds_rows(matrix) if self.trees is not None else self.logistic.log_odds(matrix)
         if self.linked is not None:
             logits = self.linked.log_odds(linked_rows(matrix, needers, _sigmoid(logits)))
-        return _sigmoid(logits)
+        if self.support is None:
+            return _sigmoid(logits), None
+        first, second = self.support
+        support = second.log_odds(linked_rows(matrix, needers, _sigmoid(first.log_odds(matrix))))
+        return _sigmoid(logits), _sigmoid(support)
 
-    def score(
-        self, anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan
-    ) -> tuple[list[Candidate], np.ndarray]:
-        """Each distinct candidate and its probability of holding evidence."""
+    def score(self, anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan) -> Scored:
+        """Each distinct candidate and its probabilities of holding evidence."""
         candidates, matrix = candidate_features(anchors, followers, scope, plan)
         products = question_products(scope.vector, candidates) if self.basis is not None else None
-        return candidates, self.probabilities(matrix, needed_by(candidates), products)
+        return Scored(candidates, *self._read(matrix, needed_by(candidates), products))
 
 
 def _sigmoid(logits: np.ndarray) -> np.ndarray:

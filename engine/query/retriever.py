@@ -94,8 +94,7 @@ class Retriever:
         found = self.candidates(plan, settings, mode, graphs, timings)
         ranker = self.ranker if settings.ranking == "learned" and mode is Mode.GRAPH else None
         if ranker is not None:
-            candidates, probabilities = ranker.score(found.anchors, found.followers, found.scope, plan)
-            passages = select_ranked(candidates, probabilities, found.vector, plan, budget, settings)
+            passages = select_ranked(ranker.score(found.anchors, found.followers, found.scope, plan), found.vector, plan, budget, settings)
         else:
             passages = select(found.anchors, found.followers, found.vector, plan, budget, settings)
         seconds = time.perf_counter() - started

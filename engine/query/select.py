@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.query.anchors import Candidate
-from engine.query.rank import in_order
+from engine.query.rank import Scored
+from engine.query.reading import in_order, reading_order
 from engine.settings import RetrievalSettings
 from engine.text.normalise import normalise
 from models.plan import QueryPlan
@@ -64,20 +65,20 @@ def select(
     return passages
 
 
-def select_ranked(
-    candidates: list[Candidate], probabilities: np.ndarray, vector: np.ndarray, plan: QueryPlan, budget: int, settings: RetrievalSettings
-) -> list[Passage]:
-    """The passages in the learned ranking's reading order (`rank.in_order` by likelihood per
-    character) until `budget` normalised characters are spent, each scored by its probability
-    and ranked (`Passage.rank`) as `in_order` places it by likelihood alone, the sections and
-    terms the question names first: what the answerer reads as likeliest."""
+def select_ranked(scored: Scored, vector: np.ndarray, plan: QueryPlan, budget: int, settings: RetrievalSettings) -> list[Passage]:
+    """The passages in the learned ranking's reading order (`reading.reading_order`: the lead
+    reading's by likelihood per character for the first `settings.lead_chars`, then the support
+    reading's) until `budget` normalised characters are spent, each scored by the lead reading's
+    probability and ranked (`Passage.rank`) as `in_order` places it by likelihood alone, the
+    sections and terms the question names first: what the answerer reads as likeliest."""
+    candidates, probabilities = scored.candidates, scored.probabilities
     passages = [to_passage(c, vector, plan, settings) for c in candidates]
     lengths = np.array([len(normalise(p.text)) + 1 for p in passages])
     index = {id(c): i for i, c in enumerate(candidates)}
     belief = {index[id(r.candidate)]: place for place, r in enumerate(in_order(candidates, probabilities))}
     chosen: list[Passage] = []
     spent = 0
-    for item in in_order(candidates, probabilities, lengths):
+    for item in reading_order(candidates, probabilities, lengths, scored.support, settings.lead_chars):
         if spent >= budget:
             break
         i = index[id(item.candidate)]
