@@ -244,21 +244,22 @@ def context_scores(question: Question, passages: list[str]) -> dict[str, float]:
     return result
 
 
-def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: str = "logistic") -> Fitted:
+def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: str = "logistic", basis: np.ndarray | None = None) -> Fitted:
     """`weights`: question id -> the weight of each of its candidates (1 when absent). Trees
     read the features as they are (mean 0, scale 1 leave them so). Kind "two passes" fits the
     second pass on the first's probabilities for the same training questions, in sample: with
     inner contract folds instead, held-out multi-hop complete@8k was the same (0.750, stop 51).
     Kind "two passes, then support" fits two such readings: the lead with `weights`, the support
     with the multi-hop questions' weights (the only ones `multi_hop_weights` sets) times
-    SUPPORT_EMPHASIS."""
+    SUPPORT_EMPHASIS, over the lead's `basis` (the ranker file holds one for both)."""
     if kind == SHIPPED_KIND:
         lead = fit(items, weights, "two passes")
-        lead.support = fit(items, {qid: weight * SUPPORT_EMPHASIS for qid, weight in (weights or {}).items()}, "two passes")
+        lead.support = fit(items, {qid: weight * SUPPORT_EMPHASIS for qid, weight in (weights or {}).items()}, "two passes", lead.basis)
         return lead
     labels = np.concatenate([i.labels for i in items])
     sample = np.concatenate([np.full(len(i.labels), (weights or {}).get(i.question.id, 1.0)) for i in items])
-    basis = interaction_basis(np.vstack([i.products for i in items]))  # from the training questions alone, without labels
+    if basis is None:
+        basis = interaction_basis(np.vstack([i.products for i in items]))  # from the training questions alone, without labels
     matrix = np.vstack([with_interactions(i.features, i.products, basis) for i in items])
     if kind == "trees":
         width = matrix.shape[1]

@@ -72,7 +72,7 @@ class RetrievalSettings(_Section):
     graph_share: float = Field(ge=0, le=1, description="part of the budget kept for graph-found clauses so weaker anchors cannot rank them out")
     lead_chars: int = Field(
         ge=0, description="the learned ranking's first characters of a context, ordered for the clause that answers; the rest is "
-        "ordered for what a multi-hop answer needs when the ranker has a support reading (engine/query/rank.py's reading_order)"
+        "ordered for what a multi-hop answer needs when the ranker has a support reading (engine/query/reading.py's reading_order)"
     )
     pool: int = Field(ge=1, description="results taken from each search arm")
     large_scope_contracts: int = Field(

@@ -318,20 +318,25 @@ class LearnedRanker:
             if products is None:
                 raise ValueError("this ranker reads the question x clause products: pass question_products(...)")
             matrix = with_interactions(matrix, products, self.basis)
-        logits = self.trees.log_odds_rows(matrix) if self.trees is not None else self.logistic.log_odds(matrix)
-        if self.linked is not None:
-            logits = self.linked.log_odds(linked_rows(matrix, needers, _sigmoid(logits)))
+        first = self.trees.log_odds_rows(matrix) if self.trees is not None else self.logistic.log_odds(matrix)
+        lead = _probabilities(first, self.linked, matrix, needers)
         if self.support is None:
-            return _sigmoid(logits), None
-        first, second = self.support
-        support = second.log_odds(linked_rows(matrix, needers, _sigmoid(first.log_odds(matrix))))
-        return _sigmoid(logits), _sigmoid(support)
+            return lead, None
+        support_first, support_linked = self.support
+        return lead, _probabilities(support_first.log_odds(matrix), support_linked, matrix, needers)
 
     def score(self, anchors: dict[str, Candidate], followers: list[Candidate], scope: SearchScope, plan: QueryPlan) -> Scored:
         """Each distinct candidate and its probabilities of holding evidence."""
         candidates, matrix = candidate_features(anchors, followers, scope, plan)
         products = question_products(scope.vector, candidates) if self.basis is not None else None
         return Scored(candidates, *self._read(matrix, needed_by(candidates), products))
+
+
+def _probabilities(first: np.ndarray, linked: StandardisedLogistic | None, matrix: np.ndarray, needers: list[list[int]]) -> np.ndarray:
+    """A reading's probabilities from its first pass's log-odds: its second pass's, which also
+    reads the first's probability for each row's likeliest needer, when it has one."""
+    logits = linked.log_odds(linked_rows(matrix, needers, _sigmoid(first))) if linked is not None else first
+    return _sigmoid(logits)
 
 
 def _sigmoid(logits: np.ndarray) -> np.ndarray:
