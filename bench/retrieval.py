@@ -91,7 +91,7 @@ def held_out_rankers(library: Library, folder: Path, presence: train_ranker.Pres
     contracts (a contract no question trained on gets the first fold's)."""
     items = []
     for name in train_ranker.DEFAULT_SETS:
-        questions = load_questions(train_ranker.SETS[name])
+        questions = train_ranker.set_questions(name)
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"held-out rankers: collecting {name}", flush=True)
         items += train_ranker.collect(library, questions, mapping, source=name, presence=presence)

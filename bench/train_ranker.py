@@ -46,14 +46,20 @@ out (stop 42), neither this nor three more features reading the adapted similari
 rank and gap to the best) ranked better: CUAD phrasings recall@4k 0.829 -> 0.830 and 0.825,
 multi-hop complete@8k 0.750 -> 0.729 with the features; the shipped ranker is trained without.
 
-The `phrasings` set (data/phrasings/cuad_phrasings.jsonl, from bench/phrasings/build.py) adds
-cuad_dev's questions asked in other words, one in `--phrasings-every` of them, so the ranker
-also learns from questions whose words miss the clause's; `training_phrasings`
-(training_cuad.jsonl) asks them in the training-only phrasings instead, over every dev
-contract. Neither ships: with training_phrasings, ranking each style of the phrasing sample
-with a ranker trained without its contracts and its style changed 12 of its 1,146 snippets
-at 4k (scenario +3, cuad -5, keyword -2, yesno -2; stop 39). The evidence ranked out lies in
-clauses the clause-category model scores below the top candidate, whatever the wording.
+`training_phrasings` (data/phrasings/training_cuad.jsonl, from bench/phrasings/build.py) asks
+cuad_dev's categories in the training-only phrasings, written by writers who never saw an
+evaluation phrasing, over every dev contract. The lead reading learns from every answerable one
+(`--phrasings-every`), each weighing as one cuad_dev question, so it also learns from questions
+whose words miss the clause's; the support reading is fitted without them (they are single-clause
+questions). Held out by contract, over the CUAD phrasing sample (2,000 evaluation phrasings, in
+wording no model here trained on), recall@4k 0.859 -> 0.873 with 5 contract folds and 0.857 ->
+0.872 with 10, the worst style (scenario) 0.776 -> 0.823 and 0.778 -> 0.819; multi-hop
+complete@8k 0.699 -> 0.696 and 0.705 -> 0.705; cuad_dev recall@4k 0.885 -> 0.882 and 0.884 ->
+0.883 (stop 63). Weighing each 0.25, 0.5, 0.75, 1, 1.5 and 2 gave the phrasings 0.865, 0.867,
+0.872, 0.873, 0.875, 0.876 and multi-hop 0.699, 0.699, 0.696, 0.696, 0.690, 0.682 (5 folds).
+Stop 39 had trained on one in four of them, with one reading, and seen 12 of 1,146 snippets at
+4k change. The `phrasings` set (cuad_phrasings.jsonl, the evaluation phrasings) can be trained on
+too, for measuring; `retrieval.py` and the shipped ranker do not.
 
 `--compare-without FEATURE ...` cross-validates the chosen variant a second time with those
 features' columns zeroed, on the same folds, to see what they add (an ablation, printed as a
@@ -109,7 +115,7 @@ SETS = {
     "phrasings": PROJECT_ROOT / "data" / "phrasings" / "cuad_phrasings.jsonl",  # bench/phrasings/build.py writes it
     "training_phrasings": PROJECT_ROOT / "data" / "phrasings" / "training_cuad.jsonl",  # and this, in training-only wording
 }
-DEFAULT_SETS = ["multihop_dev", "dev_extra", "cuad_dev"]  # the shipped ranker's; adding phrasings measured no better held out by wording
+DEFAULT_SETS = ["multihop_dev", "dev_extra", "cuad_dev", "training_phrasings"]  # the shipped ranker's
 PHRASING_SETS = {"phrasings", "training_phrasings"}  # cuad_dev's questions in other words, sampled by --phrasings-every
 SINGLE_CLAUSE_SETS = {"cuad_dev", *PHRASING_SETS}  # one category's labelled spans per question, not a multi-hop chain
 CUAD_STYLE = "cuad"  # cuad_dev's own wording, as the phrasing files name it
@@ -201,6 +207,15 @@ def phrasing_sample(questions: list[Question], every: int) -> list[Question]:
     return id_sample([q for q in questions if q.style != CUAD_STYLE and q.answerable], every)
 
 
+def set_questions(name: str, every: int = 1) -> list[Question]:
+    """A question set of SETS, a phrasing set sampled one in `every`; a missing phrasing file
+    (bench/phrasings/build.py writes them) stops the run with what to do."""
+    if not SETS[name].is_file():
+        sys.exit(f"error: {SETS[name]} is missing; build it with .venv/bin/python bench/phrasings/build.py")
+    questions = load_questions(SETS[name])
+    return phrasing_sample(questions, every) if name in PHRASING_SETS else questions
+
+
 def collect(
     library: Library, questions: list[Question], mapping: dict[str, str], source: str,
     presence: PresenceFolds | None = None, readers: dict[str, QuestionModel] | None = None, adapters: AdapterFolds | None = None,
@@ -250,11 +265,15 @@ def fit(items: list[Collected], weights: dict[str, float] | None = None, kind: s
     second pass on the first's probabilities for the same training questions, in sample: with
     inner contract folds instead, held-out multi-hop complete@8k was the same (0.750, stop 51).
     Kind "two passes, then support" fits two such readings: the lead with `weights`, the support
-    with the multi-hop questions' weights (the only ones `multi_hop_weights` sets) times
-    SUPPORT_EMPHASIS, over the lead's `basis` (the ranker file holds one for both)."""
+    without the phrasings and with the multi-hop questions' weights (the only ones
+    `multi_hop_weights` sets) times SUPPORT_EMPHASIS, over the lead's `basis` (the ranker file
+    holds one for both). The support orders what follows an answer, for what multi-hop answers
+    need; the phrasings, fitted there too, took multi-hop complete@8k 0.696 -> 0.688 held out
+    (stop 62)."""
     if kind == SHIPPED_KIND:
         lead = fit(items, weights, "two passes")
-        lead.support = fit(items, {qid: weight * SUPPORT_EMPHASIS for qid, weight in (weights or {}).items()}, "two passes", lead.basis)
+        support = [i for i in items if i.source not in PHRASING_SETS]
+        lead.support = fit(support, {qid: weight * SUPPORT_EMPHASIS for qid, weight in (weights or {}).items()}, "two passes", lead.basis)
         return lead
     labels = np.concatenate([i.labels for i in items])
     sample = np.concatenate([np.full(len(i.labels), (weights or {}).get(i.question.id, 1.0)) for i in items])
@@ -392,8 +411,8 @@ def print_misses(items: list[Collected], orders: dict[str, list[str]], budget: i
 
 
 def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
-    """The multi-hop questions weigh as much as cuad_dev's together: there are far fewer, and
-    what they need (the clauses the answer depends on) is what the graph is for. Twice as much
+    """The multi-hop questions weigh as much as cuad_dev's together (not its rewordings, which
+    would then set how much the graph's questions count): there are far fewer, and what they need (the clauses the answer depends on) is what the graph is for. Twice as much
     was measured held out by contract (stop 61, fold models): multi-hop complete@8k 0.667 ->
     0.690 with 5 folds and 0.670 -> 0.690 with 10, worst fold up in both, but the ranker fitted
     so loses recall@4k in other wording (the CUAD phrasings' scenario style 0.910 -> 0.886,
@@ -401,15 +420,21 @@ def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     shipped as the one reading; the support reading (`fit`'s "two passes, then support") weighs
     them SUPPORT_EMPHASIS times more and orders only the context past its lead."""
     multihop = [i for i in items if i.source not in SINGLE_CLAUSE_SETS]
-    single = len(items) - len(multihop)
+    single = sum(1 for i in items if i.source in SINGLE_CLAUSE_SETS - PHRASING_SETS)  # cuad_dev's, not its rewordings
     balance = single / len(multihop) if single and multihop else 1.0  # a run of multi-hop sets alone weighs them as they are
     return {i.question.id: balance for i in multihop}
 
 
 def folds_of(items: list[Collected], count: int) -> list[set[str]]:
-    contracts = sorted({i.group for i in items})
-    random.Random(17).shuffle(contracts)
-    return [set(contracts[k::count]) for k in range(count)]
+    """Contract folds: those of the sets in their own wording as before the phrasings joined
+    (so the multi-hop figures compare with earlier runs'), then the contracts only phrasings ask
+    about, dealt round."""
+    own = sorted({i.group for i in items if i.source not in PHRASING_SETS})
+    random.Random(17).shuffle(own)
+    folds = [set(own[k::count]) for k in range(count)]
+    for n, contract in enumerate(sorted({i.group for i in items} - set(own))):
+        folds[n % count].add(contract)
+    return folds
 
 
 def mean_scores(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -435,7 +460,7 @@ def main() -> None:
     parser.add_argument("--presence-model", type=Path, default=PRESENCE_MODEL, help="the presence model for contracts no fold model left out")
     parser.add_argument("--question-model", type=Path, help="a question model trained without these questions' wording")
     parser.add_argument("--question-folds", type=Path, help="DIR/<style>.npz (bench/phrasings/folds.py) reads the questions of that style; cuad_dev's are style cuad")
-    parser.add_argument("--phrasings-every", type=int, default=4, metavar="N", help="train on one in N answerable phrasings (default 4)")
+    parser.add_argument("--phrasings-every", type=int, default=1, metavar="N", help="train on one in N answerable phrasings (default every one)")
     parser.add_argument("--fold-rankers-out", type=Path, help="with --hold-docs: DIR/<style>.npz, each trained without those contracts and that wording style")
     parser.add_argument("--compare-without", nargs="+", default=[], metavar="FEATURE", choices=FEATURES,
                         help="also cross-validate the chosen variant without these features (their columns zeroed)")
@@ -458,11 +483,7 @@ def main() -> None:
     readers = {path.stem: QuestionModel(path) for path in sorted(args.question_folds.glob("*.npz"))} if args.question_folds else None
     items: list[Collected] = []
     for name in args.sets:
-        if not SETS[name].is_file():
-            sys.exit(f"error: {SETS[name]} is missing; build it with .venv/bin/python bench/phrasings/build.py")
-        questions = load_questions(SETS[name])
-        if name in PHRASING_SETS:
-            questions = phrasing_sample(questions, args.phrasings_every)
+        questions = set_questions(name, args.phrasings_every)
         mapping = ensure_documents(library, questions, SHARED_DATA)
         print(f"{name}: collecting candidates for {sum(q.answerable for q in questions)} answerable questions", flush=True)
         items += collect(library, questions, mapping, source=name, presence=presence, readers=readers, adapters=adapters)

@@ -166,10 +166,12 @@ def test_ordinary_asterisks_and_brackets_are_no_redaction(text):
 
 @needs_shared_data
 def test_an_answer_quoting_a_redacted_figure_says_the_filing_withholds_it(cuad_library):
-    """LeadersOnline's guarantee reads "at least *** Dollars ($***)": the quote answers the
-    question, and a note says the figure is not in the document."""
+    """LeadersOnline's revenue guarantee reads "at least *** Dollars ($***)": the quote answers
+    the question, and a note says the figure is not in the document. (Asked "What is the
+    guaranteed amount LeadersOnline must pay?", 3.1, what LeadersOnline must pay for its ads,
+    answers as well, and a ranker may put either first.)"""
     doc_id = cuad_library.doc_id("LeadersonlineInc_20000427_S_1A_EX_10_8_4991089_EX_10_8_Co_Branding_Agreement.pdf")
-    answer = cuad_library.library.ask("What is the guaranteed amount LeadersOnline must pay?", [doc_id]).answer
+    answer = cuad_library.library.ask("What is the minimum revenue guarantee?", [doc_id]).answer
     first = answer.citations[0]
     assert not answer.abstained and (first.ref, first.page) == ("6.5", 4) and "at least *** Dollars ($***)" in " ".join(first.quote.split())
     [note] = [n for n in answer.notes if n.startswith("The filing withholds part of the quoted text")]

@@ -123,7 +123,7 @@ def test_the_learned_ranking_orders_the_context_and_keeps_the_budget(sample_libr
     graphs = sample_library.scope([sample_library.find(HIGHWAYS_NDA.name).doc_id])
     plan = sample_library.engine.plan("Which law governs this agreement?", graphs, None, settings)
     retrieval = sample_library.retriever.retrieve(plan, settings.retrieval, Mode.GRAPH, 4000, graphs)
-    assert [p.ref for p in retrieval.passages[:2]] == ["8", "8.1"]  # the heading, right before its part: "This Agreement shall be governed by ..."
+    assert [p.ref for p in retrieval.passages[:2]] == ["8.1", "8"]  # the clause that answers ("This Agreement shall be governed by ..."), then its heading
     scores = [p.score for p in retrieval.passages]
     assert max(scores[:2]) == max(scores) <= 1.0 and min(scores) >= 0.0  # the likeliest lead
     spent = sum(len(normalise(p.text)) + 1 for p in retrieval.passages[:-1])

@@ -23,6 +23,19 @@ def test_three_wordings_of_one_question_cite_the_same_clause_first(sample_librar
     assert first.quote.startswith("This Agreement shall be governed by, and construed in accordance with")
 
 
+def test_a_scenario_in_the_users_own_words_is_answered_from_the_clause_it_describes(sample_library):
+    """No "management information", no "MI Failure", no "terminate": the question describes
+    what happens. The ranker, which also learns from questions asked in other words than the
+    clauses' (bench/train_ranker.py's training phrasings), reads G-Cloud's MI Failure clause
+    first; trained on cuad_dev's wording alone it put the definition of "Reporting Date" on top
+    and the app said "Not found"."""
+    answer = sample_library.ask("If we stop sending our monthly reports, what can CCS do to us?", [sample_library.find(GCLOUD.name).doc_id]).answer
+    assert not answer.abstained
+    first = answer.citations[0]
+    assert (first.ref, first.page) == ("6.10", 13)
+    assert first.quote.startswith("Following an MI Failure, CCS may issue reminders to the Supplier")
+
+
 def test_a_keyword_only_query_is_understood_and_answered(sample_library):
     result = sample_library.ask("governing law", [sample_library.find(MUTUAL_NDA.name).doc_id])
     assert result.plan.categories[0].category == "Governing Law"
