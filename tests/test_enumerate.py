@@ -70,14 +70,15 @@ def test_a_category_no_flag_lists_reliably_is_asked_of_each_contract_after_the_f
 
 
 def test_a_listing_of_a_category_no_flag_finds_reliably_asks_every_contract(sample_library):
-    """Only the framework agreement lets a party end it on a change of control (its 5.4); the
-    NDAs say nothing of one. Each contract is searched, however many are in scope, and where
-    the request also names a law the fields narrow the scope first."""
+    """Only the framework agreement lets a party end it on a change of control (its 5.4, whose
+    5.4.1 and 5.4.2 each give CCS that right); the NDAs say nothing of one. Each contract is
+    searched, however many are in scope, and where the request also names a law the fields
+    narrow the scope first."""
     settings = sample_library.settings
     one_each = settings.model_copy(update={"limits": settings.limits.model_copy(update={"answer_each": 1})})
     listing = sample_library.engine.run("Which contracts have a change of control clause?", settings=one_each).enumeration
     assert listing.method == "search" and listing.query.searched == "Change Of Control" and listing.searched == 3
-    assert [(d.file, d.citation.ref) for d in listing.documents] == [(GCLOUD.name, "5.4")]
+    assert [d.file for d in listing.documents] == [GCLOUD.name] and listing.documents[0].citation.ref.startswith("5.4")
     assert listing.headline() == "1 of 3 contracts where the search found Change Of Control."
     assert listing.notes == [
         "Contracts are not flagged for Change Of Control (too often misread to list by), so each of the 3 contracts was searched "
