@@ -55,7 +55,9 @@ questions). Held out by contract, over the CUAD phrasing sample (2,000 evaluatio
 wording no model here trained on), recall@4k 0.859 -> 0.873 with 5 contract folds and 0.857 ->
 0.872 with 10, the worst style (scenario) 0.776 -> 0.823 and 0.778 -> 0.819; multi-hop
 complete@8k 0.699 -> 0.696 and 0.705 -> 0.705; cuad_dev recall@4k 0.885 -> 0.882 and 0.884 ->
-0.883 (stop 63). Weighing each 0.25, 0.5, 0.75, 1, 1.5 and 2 gave the phrasings 0.865, 0.867,
+0.883 (stop 63). The lead, now learning mostly from single-clause questions, holds less of a
+multi-hop answer in its 4,000 characters (multi-hop recall@4k 0.653 -> 0.615, 5 folds); the
+support reading puts it back by 8,000. Weighing each 0.25, 0.5, 0.75, 1, 1.5 and 2 gave the phrasings 0.865, 0.867,
 0.872, 0.873, 0.875, 0.876 and multi-hop 0.699, 0.699, 0.696, 0.696, 0.690, 0.682 (5 folds).
 Stop 39 had trained on one in four of them, with one reading, and seen 12 of 1,146 snippets at
 4k change. The `phrasings` set (cuad_phrasings.jsonl, the evaluation phrasings) can be trained on
@@ -412,8 +414,9 @@ def print_misses(items: list[Collected], orders: dict[str, list[str]], budget: i
 
 def multi_hop_weights(items: list[Collected]) -> dict[str, float]:
     """The multi-hop questions weigh as much as cuad_dev's together (not its rewordings, which
-    would then set how much the graph's questions count): there are far fewer, and what they need (the clauses the answer depends on) is what the graph is for. Twice as much
-    was measured held out by contract (stop 61, fold models): multi-hop complete@8k 0.667 ->
+    would then set how much the graph's questions count): there are far fewer, and what they
+    need (the clauses the answer depends on) is what the graph is for. Twice as much was
+    measured held out by contract (stop 61, fold models): multi-hop complete@8k 0.667 ->
     0.690 with 5 folds and 0.670 -> 0.690 with 10, worst fold up in both, but the ranker fitted
     so loses recall@4k in other wording (the CUAD phrasings' scenario style 0.910 -> 0.886,
     ContractNLI 0.966 -> 0.961) and the Highways NDA's effective-date answer its preamble. Not
