@@ -57,8 +57,9 @@ wording no model here trained on), recall@4k 0.859 -> 0.873 with 5 contract fold
 complete@8k 0.699 -> 0.696 and 0.705 -> 0.705; cuad_dev recall@4k 0.885 -> 0.882 and 0.884 ->
 0.883 (stop 63). The lead, now learning mostly from single-clause questions, holds less of a
 multi-hop answer in its 4,000 characters (multi-hop recall@4k 0.653 -> 0.615, 5 folds); the
-support reading puts it back by 8,000. Weighing each 0.25, 0.5, 0.75, 1, 1.5 and 2 gave the phrasings 0.865, 0.867,
-0.872, 0.873, 0.875, 0.876 and multi-hop 0.699, 0.699, 0.696, 0.696, 0.690, 0.682 (5 folds).
+support reading puts it back by 8,000. Weighing each 0.25, 0.5, 0.75, 1, 1.5 and 2 gave the
+phrasings 0.865, 0.867, 0.872, 0.873, 0.875, 0.876 and multi-hop 0.699, 0.699, 0.696, 0.696,
+0.690, 0.682 (5 folds).
 Stop 39 had trained on one in four of them, with one reading, and seen 12 of 1,146 snippets at
 4k change. The `phrasings` set (cuad_phrasings.jsonl, the evaluation phrasings) can be trained on
 too, for measuring; `retrieval.py` and the shipped ranker do not.
