@@ -138,29 +138,59 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
             assert placeholders(question["text"]) <= {"{party}", "{other}"}
 
 
-def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns_from():
-    """unseen_wording.json: 8 questions per CUAD category (a scenario twice), 7 per NDA term
-    (no party style) and 8 "find all" requests per target, each by a named writer; and no
-    question of it is in a file a model trains on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
-    happened to word alike when it was written."""
-    unseen = load("unseen_wording.json")
-    assert set(unseen["categories"]) == set(CUAD) and set(unseen["nda"]) == set(load("contractnli.json")["hypotheses"])
+def check_held_out_wording(written: dict) -> None:
+    """A held-out wording set: 8 questions per CUAD category (a scenario twice), 7 per NDA term
+    (no party style), each by a named writer; a party question names {party} (and {other})."""
+    assert set(written["categories"]) == set(CUAD) and set(written["nda"]) == set(load("contractnli.json")["hypotheses"])
     for group, styles in (("categories", STYLES), ("nda", STYLES - {"party"})):
-        for name, questions in unseen[group].items():
+        for name, questions in written[group].items():
             check_phrasings(name, questions, styles, 7)
             counts = {style: sum(q["style"] == style for q in questions) for style in styles}
             assert counts == {style: 2 if style == "scenario" else 1 for style in styles}, name
-            assert all(q["writer"] in unseen["writers"] for q in questions), name
-            assert all(placeholders(q["text"]) == ({"{party}", "{other}"} if q["style"] == "party" else set()) for q in questions), name
+            assert all(q["writer"] in written["writers"] for q in questions), name
+            for q in questions:
+                found = placeholders(q["text"])
+                assert (found and "{party}" in found and found <= {"{party}", "{other}"}) if q["style"] == "party" else not found, (name, q)
+
+
+def learnt_texts() -> set[str]:
+    """Every question a model learns from or is tuned against, its words only."""
+    training = load("training_questions.json")
+    return evaluated_texts() | {words(q["text"]) for group in ("categories", "listings", "nda") for qs in training[group].values() for q in qs}
+
+
+def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns_from():
+    """unseen_wording.json: a held-out wording set with 8 "find all" requests per target; and no
+    question of it is in a file a model trains on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
+    happened to word alike when it was written."""
+    unseen = load("unseen_wording.json")
+    check_held_out_wording(unseen)
+    assert all(placeholders(q["text"]) == {"{party}", "{other}"} for q in unseen["categories"]["Governing Law"] if q["style"] == "party")
     for target, requests in unseen["listings"].items():  # "find all" requests, by a sixth writer
         assert target in ENUMERATION_TARGETS and len(requests) == 8 and len({r["form"] for r in requests}) >= 3, target
         assert all(r["form"] in FORMS and r["writer"] in unseen["writers"] for r in requests), target
         assert all(placeholders(r["text"]) == ({"{law}"} if target == "Governing Law" else set()) for r in requests), target
     assert set(unseen["listings"]) == ENUMERATION_TARGETS
-    training = load("training_questions.json")
-    learnt = evaluated_texts() | {words(q["text"]) for group in ("categories", "listings", "nda") for qs in training[group].values() for q in qs}
-    shared = [q["text"] for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt]
+    shared = [q["text"] for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt_texts()]
     assert len(shared) == 28, shared
+
+
+def test_the_reserve_wording_set_is_whole_and_apart_from_every_other_set():
+    """reserve_wording.json (stop 65): a held-out wording set by six new writers; of its 447
+    questions, only 21 keywords and two short questions that anyone would word alike are in a set a
+    model learns from or in the unseen set."""
+    reserve = load("reserve_wording.json")
+    check_held_out_wording(reserve)
+    assert not set(reserve["writers"]) & set(load("unseen_wording.json")["writers"])
+    unseen = load("unseen_wording.json")
+    elsewhere = learnt_texts() | {words(q["text"]) for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs}
+    texts = [q["text"] for group in ("categories", "nda") for qs in reserve[group].values() for q in qs]
+    shared = [text for text in texts if words(text) in elsewhere]
+    assert len(texts) == 447
+    assert len(shared) == 23 and all(len(text.split()) <= 4 for text in shared if not text.endswith("?")), shared
+    assert sorted(text for text in shared if text.endswith("?")) == [
+        "Are we allowed to say bad things about them publicly?", "Who are the parties to this agreement?",
+    ]
 
 
 @needs_shared_data
@@ -181,14 +211,16 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
     gold = {(r["docs"][0], r.get("source_id") or r.get("hypothesis")): r["evidence"] for r in measured["cuad_phrasings"] + measured["contractnli_dev"]}
     for row in training["cuad"] + training["contractnli"]:
         assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
-    unseen = {name: read(tmp_path / f"unseen_{name}.jsonl") for name in ("cuad", "contractnli")}
-    written = load("unseen_wording.json")
-    for name, rows in unseen.items():  # the unseen wording: every phrasing of the set, asked of the same questions
-        assert rows and all(r["phrasing"].startswith("unseen/") for r in rows), name
-        assert {r["docs"][0] for r in rows} == {r["docs"][0] for r in measured["cuad_phrasings" if name == "cuad" else "contractnli_dev"]}
-    for row in unseen["cuad"] + unseen["contractnli"]:
-        assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
     hypotheses = {(r["docs"][0], r["hypothesis"]) for r in measured["contractnli_dev"]}
-    assert len(unseen["contractnli"]) == 7 * len(hypotheses)
-    assert {r["question"] for r in unseen["contractnli"] if r["hypothesis"] == "nda-11"} == {q["text"] for q in written["nda"]["nda-11"]}
+    for wording in ("unseen", "reserve"):  # every phrasing of each held-out set, asked of the same questions
+        held_out = {name: read(tmp_path / f"{wording}_{name}.jsonl") for name in ("cuad", "contractnli")}
+        written = load(f"{wording}_wording.json")
+        for name, rows in held_out.items():
+            assert rows and all(r["phrasing"].startswith(f"{wording}/") for r in rows), name
+            assert {r["docs"][0] for r in rows} == {r["docs"][0] for r in measured["cuad_phrasings" if name == "cuad" else "contractnli_dev"]}
+        for row in held_out["cuad"] + held_out["contractnli"]:
+            assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
+        assert len(held_out["contractnli"]) == 7 * len(hypotheses)
+        assert {r["question"] for r in held_out["contractnli"] if r["hypothesis"] == "nda-11"} == {q["text"] for q in written["nda"]["nda-11"]}
+    assert (tmp_path / "unseen_enumeration.jsonl").is_file() and not (tmp_path / "reserve_enumeration.jsonl").exists()
     assert (tmp_path / "cuad" / "pdf").is_dir() and (tmp_path / "public").is_dir()  # every file's docs resolve against the output folder

@@ -13,6 +13,7 @@ Writes, in FORMAT.md's form (../shared/bench/FORMAT.md), into the git-ignored fo
 - unseen_cuad.jsonl, unseen_contractnli.jsonl and unseen_enumeration.jsonl: the same questions
   and "find all" requests asked in the phrasings of unseen_wording.json, written by six writers
   who saw none of the other sets, and which no model is trained on: wording the project never saw;
+  reserve_cuad.jsonl and reserve_contractnli.jsonl the same in reserve_wording.json's phrasings;
 - training_cuad.jsonl and training_contractnli.jsonl: the same questions asked in the
   training-only phrasings of training_questions.json (K per question, --training-per-question),
   for fitting models that are then measured on the files above (bench/train_lead_model.py).
@@ -41,7 +42,10 @@ ROOT = HERE.parents[1]
 STYLES = ("plain", "legal", "yesno", "keyword", "party", "scenario", "typo")
 LINKED = ("cuad", "public")  # the shared data's contract folders, linked into --out
 TRAINING_TAG = "train/"  # phrasing ids of the training-only set: train/<category>/NN
-UNSEEN_TAG = "unseen/"  # phrasing ids of the unseen-wording set: unseen/<category>/NN
+#: Wording sets that are only measured, never trained on (README.md), by the prefix of their
+#: files and phrasing ids: unseen_cuad.jsonl, unseen/<category>/NN. The reserve is measured once
+#: per decision, after the decision is fixed, so that its figures stay held out.
+HELD_OUT_WORDINGS = {"unseen": "unseen_wording.json", "reserve": "reserve_wording.json"}
 
 # Party names: generic role words a contract uses for a party. They are a last resort for
 # {party}/{other}, after a proper short name ("Aduro") or the company name without its suffix.
@@ -184,11 +188,12 @@ def training_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
     return spec["categories"], spec["nda"]
 
 
-def unseen_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict[str, list[dict]]]:
-    """The unseen-wording set: of each CUAD category, of each ContractNLI hypothesis, and of each
-    "find all" target."""
-    spec = json.loads((HERE / "unseen_wording.json").read_text(encoding="utf-8"))
-    return spec["categories"], spec["nda"], spec["listings"]
+def held_out_phrasings(file: str) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict[str, list[dict]]]:
+    """A held-out wording set (unseen_wording.json, reserve_wording.json): its phrasings of each
+    CUAD category, of each ContractNLI hypothesis, and of each "find all" target (none in a set
+    written without requests over many contracts)."""
+    spec = json.loads((HERE / file).read_text(encoding="utf-8"))
+    return spec["categories"], spec["nda"], spec.get("listings", {})
 
 
 def build_cuad(shared: Path, labels: dict, per_question: int | None, stats: dict,
@@ -413,12 +418,14 @@ def main(argv: list[str] | None = None) -> int:
         "training_cuad.jsonl": build_cuad(shared, labels, args.training_per_question, unreported, categories, TRAINING_TAG),
         "training_contractnli.jsonl": build_contractnli(shared, out, args.training_per_question, args.limit, unreported, hypotheses, TRAINING_TAG),
     }
-    unseen_categories, unseen_hypotheses, unseen_listings = unseen_phrasings()
-    unseen = {  # measured, never trained on: see README.md
-        "unseen_enumeration.jsonl": build_enumeration(shared, labels, new_stats(), unseen_listings, UNSEEN_TAG),
-        "unseen_cuad.jsonl": build_cuad(shared, labels, None, new_stats(), unseen_categories, UNSEEN_TAG),
-        "unseen_contractnli.jsonl": build_contractnli(shared, out, None, args.limit, new_stats(), unseen_hypotheses, UNSEEN_TAG),
-    }
+    unseen = {}  # measured, never trained on: see README.md
+    for name, file in HELD_OUT_WORDINGS.items():
+        categories, hypotheses, listings = held_out_phrasings(file)
+        tag = f"{name}/"
+        if listings:
+            unseen[f"{name}_enumeration.jsonl"] = build_enumeration(shared, labels, new_stats(), listings, tag)
+        unseen[f"{name}_cuad.jsonl"] = build_cuad(shared, labels, None, new_stats(), categories, tag)
+        unseen[f"{name}_contractnli.jsonl"] = build_contractnli(shared, out, None, args.limit, new_stats(), hypotheses, tag)
     if args.every > 1:  # a reproducible sample of contracts; the enumeration keeps all (it asks over all of them)
         kept = set()
         for name in ("cuad_phrasings.jsonl", "contractnli_dev.jsonl"):
@@ -457,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{stats['answerable_without_evidence']} answerable (NDA, hypothesis) pairs left without evidence")
     for name, rows in unseen.items():
         styles = collections.Counter(r["style"] for r in rows)
-        print(f"  {name} (unseen wording, never trained on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable); by style: "
+        print(f"  {name} (held-out wording, never trained on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable); by style: "
               + ", ".join(f"{s} {styles[s]}" for s in STYLES if styles[s]))
     for name, rows in training.items():
         print(f"  {name} (training only, never measured on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable)")
