@@ -3,7 +3,7 @@ trade-off curve per style.
 
     .venv/bin/python bench/calibrate_abstain.py --questions data/phrasings/cuad_phrasings.jsonl \\
         --fold-models DIR [--db DIR] [--preset NAME] [--write]
-        [--presence-folds DIR] [--per-kind]
+        [--presence-folds DIR] [--own-threshold KIND ... | --per-kind]
         [--training-questions FILE ... [--training-every N] --query-adapter-folds DIR]
         [--unseen-questions FILE ...]
 
@@ -31,11 +31,12 @@ styles' questions over the other contracts (and the other styles' `--training-qu
 its threshold chosen on those training questions as models fitted without each of their
 contract folds judge them (the widest margin to both targets, abstain recall >= 0.85 and
 false-abstain <= 0.15; the best balanced accuracy if none meets both), and applied to the
-held-out questions. `--per-kind` chooses one threshold per kind of question instead, each
-against its own targets: a contract's clauses as above, an NDA's terms (the question model
-puts most of its probability on ContractNLI's hypotheses) abstain recall >= 0.80 and
-false-abstain <= 0.20, issue 16's targets for ContractNLI (measured in stop 52 and not in the
-default preset: see `threshold` in engine/answer/abstain.py). The figures printed per style are those held-out decisions: no question is decided by a model
+held-out questions. `--own-threshold KIND ...` chooses the named kinds' thresholds on their own
+questions, each against its own targets, and leaves the other kind at the common one: a
+contract's clauses as above, an NDA's terms (the question model puts most of its probability
+on ContractNLI's hypotheses) abstain recall >= 0.80 and false-abstain <= 0.20, issue 16's
+targets for ContractNLI. `--per-kind` is `--own-threshold contract nda` (measured in stop 52
+and not in the default preset: see `threshold` in engine/answer/abstain.py). The figures printed per style are those held-out decisions: no question is decided by a model
 that saw its wording or its contract. Questions in no style (the multi-hop sets, each in a
 wording of its own, most about no CUAD category) are held out by contract alone: a model
 trained on the other contracts' questions of that kind decides them. The curve per style is
@@ -79,6 +80,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -191,18 +193,17 @@ def kinds(x: np.ndarray) -> np.ndarray:
     return np.where(x[:, NDA_TERM] >= NDA_KIND, "nda", "contract")
 
 
-def choose_thresholds(support: np.ndarray, y: np.ndarray, x: np.ndarray, per_kind: bool) -> dict[str, float]:
-    """One threshold for every kind, chosen against the contract targets; or, `per_kind`, one
-    per kind of question against that kind's targets (a kind with too few questions of either
-    label keeps the common one)."""
+def choose_thresholds(support: np.ndarray, y: np.ndarray, x: np.ndarray, own: Collection[str] = ()) -> dict[str, float]:
+    """One threshold for every kind, chosen on every question against the contract targets,
+    except for the kinds in `own`: each of those is chosen on that kind's questions alone,
+    against its targets (a kind with too few questions of either label keeps the common one)."""
     common = choose_threshold(support, y)
     chosen = dict.fromkeys(TARGETS, common)
-    if per_kind:
-        kind = kinds(x)
-        for name, target in TARGETS.items():
-            rows = kind == name
-            if (y[rows] == 0).sum() >= 20 and (y[rows] == 1).sum() >= 20:
-                chosen[name] = choose_threshold(support[rows], y[rows], target)
+    kind = kinds(x)
+    for name in own:
+        rows = kind == name
+        if (y[rows] == 0).sum() >= 20 and (y[rows] == 1).sum() >= 20:
+            chosen[name] = choose_threshold(support[rows], y[rows], TARGETS[name])
     return chosen
 
 
@@ -211,7 +212,7 @@ def apply(support: np.ndarray, x: np.ndarray, thresholds: dict[str, float]) -> n
     return support < np.vectorize(thresholds.get)(kinds(x))
 
 
-def cross_validate(data: dict[str, np.ndarray], fit=fit_trees, per_kind: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def cross_validate(data: dict[str, np.ndarray], fit=fit_trees, own: Collection[str] = ()) -> tuple[np.ndarray, np.ndarray]:
     """Held-out support and abstain decision for every measured question, grouped by style and
     contract. A training-only question's contract is never measured, so it trains every fold
     but its own style's; an unseen-wording question never trains."""
@@ -229,7 +230,7 @@ def cross_validate(data: dict[str, np.ndarray], fit=fit_trees, per_kind: bool = 
             if not held.any():
                 continue
             model = fit(x[train], y[train])
-            thresholds = choose_thresholds(held_out_support(fit, x[train], y[train], folds[train]), y[train], x[train], per_kind)
+            thresholds = choose_thresholds(held_out_support(fit, x[train], y[train], folds[train]), y[train], x[train], own)
             support[held] = model.predict_proba(x[held])[:, 1]
             abstain[held] = apply(support[held], x[held], thresholds)
     return support, abstain
@@ -295,13 +296,16 @@ def main() -> int:
     parser.add_argument("--preset", default="default", help="the preset whose answer.abstain settings --write replaces")
     parser.add_argument("--write", action="store_true", help="save the calibration fitted on every question into the preset")
     parser.add_argument("--model", choices=list(FITS), default="trees", help="the model that decides (the other is cross-validated beside it)")
-    parser.add_argument("--per-kind", action="store_true", help="a threshold per kind of question (contract clause, NDA term), each against its targets")
+    parser.add_argument("--own-threshold", nargs="+", choices=list(TARGETS), default=[], metavar="KIND",
+                        help="kinds of question (contract, nda) whose threshold is chosen on their own questions, against their targets")
+    parser.add_argument("--per-kind", action="store_true", help="a threshold per kind of question: --own-threshold contract nda")
     parser.add_argument("--unseen-questions", nargs="*", default=[], help="question files only measured, read by the question model in use (build.py's unseen_*.jsonl)")
     parser.add_argument("--training-questions", nargs="*", default=[], help="question files only trained on (their contracts must be unmeasured)")
     parser.add_argument("--training-every", type=int, default=4, metavar="N", help="train on one in N training questions (default 4)")
     parser.add_argument("--presence-folds", type=Path, help="presence fold models scoring each question's contract (bench/train_presence.py --folds-out)")
     parser.add_argument("--query-adapter-folds", type=Path, help="query adapters by contract fold moving the training questions (bench/train_query_adapter.py --folds-out)")
     args = parser.parse_args()
+    own = list(TARGETS) if args.per_kind else args.own_threshold
 
     require_shared_data()
     cache = Path(args.cache) if args.cache else None
@@ -345,22 +349,23 @@ def main() -> int:
     print(sample)
     held_out = {}
     for kind in sorted(FITS, key=lambda k: k == args.model):  # the deciding model last, its table and curve in full
-        if args.per_kind and kind == args.model:
+        if own and kind == args.model:
             print(f"\n=== {kind}, one threshold for every kind of question")
             report(data, *cross_validate(data, FITS[kind]))
-        print(f"\n=== {kind}{' (decides)' if kind == args.model else ''}{', a threshold per kind' if args.per_kind else ''}")
-        held_out[kind] = cross_validate(data, FITS[kind], args.per_kind)
+        print(f"\n=== {kind}{' (decides)' if kind == args.model else ''}{', own thresholds: ' + ' and '.join(own) if own else ''}")
+        held_out[kind] = cross_validate(data, FITS[kind], own)
         report(data, *held_out[kind])
         report(data, *held_out[kind], unseen=True)
     support, _ = held_out[args.model]
 
-    logistic = fit_logistic(x, y)
+    trainable = data["trainable"]  # never the unseen wording, which is only measured
+    logistic = fit_logistic(x[trainable], y[trainable])
     weights, bias = logistic.coef_[0], float(logistic.intercept_[0])
-    print("\nlogistic fitted on every question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")
-    model = FITS[args.model](x, y)
+    print("\nlogistic fitted on every trainable question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")
+    model = FITS[args.model](x[trainable], y[trainable])
     support, judged = support[measured], y[measured]
     # on the deciding model's held-out support, cross-validated above
-    thresholds = choose_thresholds(support, judged, x[measured], args.per_kind)
+    thresholds = choose_thresholds(support, judged, x[measured], own)
     threshold = thresholds["contract"]
     kind = kinds(x[measured])
     for name, value in thresholds.items():
@@ -377,7 +382,7 @@ def main() -> int:
         preset = json.loads(path.read_text())
         preset.setdefault("answer", {}).setdefault("abstain", {}).update(
             trees=trees, weights={name: round(float(w), 4) for name, w in zip(FEATURES, weights)},
-            bias=round(bias, 4), threshold=threshold, nda_threshold=thresholds["nda"] if args.per_kind else None, fitted_on=f"{' + '.join(Path(q).name for q in args.questions)}: {sample}",
+            bias=round(bias, 4), threshold=threshold, nda_threshold=thresholds["nda"] if thresholds["nda"] != threshold else None, fitted_on=f"{' + '.join(Path(q).name for q in args.questions)}: {sample}",
         )
         path.write_text(json.dumps(preset, indent=2) + "\n")
         print(f"wrote answer.abstain into {path}")
