@@ -136,7 +136,7 @@ class AbstainSettings(_Section):
     bias: float = Field(description="logistic intercept")
     threshold: float = Field(ge=0, le=1, description="below this probability of support the answer is 'Not found'")
     nda_threshold: float | None = Field(
-        ge=0, le=1, description="the threshold for a question about an NDA's terms, chosen against their own targets (null: `threshold`)"
+        ge=0, le=1, description="the threshold for a question about an NDA's terms when it differs from `threshold` (null: `threshold`)"
     )
     fitted_on: str = Field(description="the question file the model was fitted on")
     top_passages: int = Field(ge=1, description="passages whose clauses the features look at")

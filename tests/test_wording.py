@@ -149,16 +149,18 @@ def test_an_nda_term_asked_in_other_words_is_found_and_one_the_nda_lacks_is_not(
     ("Which law governs this agreement?", "contract"),
     ("Can the contract be assigned?", "contract"),
 ])
-def test_a_preset_can_decide_an_nda_term_against_a_threshold_of_its_own(sample_library, question, kind):
+def test_an_nda_term_is_decided_against_a_threshold_of_its_own(sample_library, question, kind):
     """Whether a question asks for an NDA's term comes from the question model's guess, not its
-    words; a preset that sets `nda_threshold` decides such a question against it."""
+    words. The shipped preset chooses the contract threshold on contract questions alone and
+    keeps an NDA's term at the one chosen on every question (stop 65); without `nda_threshold`
+    every question is decided against `threshold`."""
     from engine.answer import abstain
 
     found = abstain.features(_evidence(sample_library, question, MUTUAL_NDA))
     shipped = sample_library.settings.answer.abstain
-    assert shipped.nda_threshold is None and abstain.threshold(shipped, found) == shipped.threshold  # one threshold by default
-    calibration = shipped.model_copy(update={"nda_threshold": 0.51})
-    assert abstain.threshold(calibration, found) == (0.51 if kind == "nda" else shipped.threshold)
+    assert shipped.nda_threshold is not None and shipped.nda_threshold != shipped.threshold
+    assert abstain.threshold(shipped, found) == (shipped.nda_threshold if kind == "nda" else shipped.threshold)
+    assert abstain.threshold(shipped.model_copy(update={"nda_threshold": None}), found) == shipped.threshold
 
 
 @pytest.mark.parametrize(("contracts", "question", "term", "stated"), [
