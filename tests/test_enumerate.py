@@ -30,6 +30,12 @@ def test_enumeration_questions_become_field_filters():
     # a question that points at one contract is about it, though it speaks of each contract
     assert field_query("Our auditors check every agreement's audit clause; what does this one allow?", CATEGORIES) is None
     assert field_query("I track each contract's audit rights in a sheet. What are they in this agreement?", CATEGORIES) is None
+    # "each contract year" is a span of time: this once listed "1 of 1 contracts with Insurance"
+    # (the cue in the party's name), for a question about one contract's minimum purchase
+    question = "How much does Principal Life Insurance have to buy from Princor Financial Services at minimum each contract year?"
+    assert field_query(question, CATEGORIES) is None
+    assert field_query("Does the insurance have to be renewed each agreement year?", CATEGORIES) is None
+    assert field_query("Does each agreement have an insurance requirement?", CATEGORIES).categories == ["Insurance"]
     # "any of our ..." asks over contracts only when contracts follow
     assert field_query("Do any of our duties under the audit clause survive termination?", CATEGORIES) is None
     assert field_query("Do any of our supply contracts have an audit right?", CATEGORIES).categories == ["Audit Rights"]

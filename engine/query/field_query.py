@@ -19,6 +19,7 @@ from models.plan import CategoryGuess
 _DOCS = r"(?:contracts|contarcts|contrcts|agreements|agreemnts|agrements|agreemets|deals|instruments|ndas)"
 _DOCS_END = r"(?:contracts|contarcts|contrcts|agreements|agreemnts|agrements|agreemets|deals)"
 _ONE = r"(?:contract|agreement|document|deal|instrument)"
+_ONE_OF_MANY = rf"{_ONE}\b(?!\s+(?:year|month|quarter|week|day|period)s?\b)"  # "each contract year" is a span of time
 _WH = r"(?:which|wich|whcih|what)"
 _ENUMERATION = re.compile(
     rf"\b{_WH}\s+(?:of\s+(?:the|these|our|my)\s+)?(?:[\w-]+\s+){{0,3}}?{_DOCS}\b"
@@ -27,10 +28,10 @@ _ENUMERATION = re.compile(
     rf"|\b(?:list|show|find)\s+(?:me\s+)?(?:all|every|each)\b|\blist\s*[?.]?\s*$"
     rf"|\bhow\s+many\s+(?:of\s+)?(?:the\s+|these\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{_DOCS}\b|\bhow\s+many\s+of\s+(?:them|these|those)\b"
     rf"|\b(?:any|none|all|each|every)\s+of\s+(?:these|those|them\b|(?:the|our|my)\s+(?:[\w-]+\s+){{0,3}}?{_DOCS}\b)"
-    rf"|\bany\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}|{_ONE})\b|\banywhere\s+in\b"
+    rf"|\bany\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}\b|{_ONE_OF_MANY})|\banywhere\s+in\b"
     rf"|\b(?:across|among)\s+(?:all\s+)?(?:the\s+|these\s+|our\s+)?(?:[\w-]+\s+){{0,2}}?{_DOCS}\b"
     rf"|\bcompar\w*\b.{{0,60}}\b{_DOCS}\b"
-    rf"|\b(?:all|every|each)\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}|{_ONE})\b"
+    rf"|\b(?:all|every|each)\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCS}\b|{_ONE_OF_MANY})"
     rf"|^\s*(?:[\w-]+\s+){{0,3}}{_DOCS}\s+(?:that|which|where|whose|with|governed|under|subject|affected|afected|allowing|requir\w*|having)\b"
     rf"|\b{_DOCS_END}\s*[?.]?\s*$",
     re.IGNORECASE,
