@@ -418,19 +418,19 @@ def main(argv: list[str] | None = None) -> int:
         "training_cuad.jsonl": build_cuad(shared, labels, args.training_per_question, unreported, categories, TRAINING_TAG),
         "training_contractnli.jsonl": build_contractnli(shared, out, args.training_per_question, args.limit, unreported, hypotheses, TRAINING_TAG),
     }
-    unseen = {}  # measured, never trained on: see README.md
+    held_out = {}  # measured, never trained on: see README.md
     for name, file in HELD_OUT_WORDINGS.items():
         categories, hypotheses, listings = held_out_phrasings(file)
         tag = f"{name}/"
         if listings:
-            unseen[f"{name}_enumeration.jsonl"] = build_enumeration(shared, labels, new_stats(), listings, tag)
-        unseen[f"{name}_cuad.jsonl"] = build_cuad(shared, labels, None, new_stats(), categories, tag)
-        unseen[f"{name}_contractnli.jsonl"] = build_contractnli(shared, out, None, args.limit, new_stats(), hypotheses, tag)
+            held_out[f"{name}_enumeration.jsonl"] = build_enumeration(shared, labels, new_stats(), listings, tag)
+        held_out[f"{name}_cuad.jsonl"] = build_cuad(shared, labels, None, new_stats(), categories, tag)
+        held_out[f"{name}_contractnli.jsonl"] = build_contractnli(shared, out, None, args.limit, new_stats(), hypotheses, tag)
     if args.every > 1:  # a reproducible sample of contracts; the enumeration keeps all (it asks over all of them)
         kept = set()
         for name in ("cuad_phrasings.jsonl", "contractnli_dev.jsonl"):
             kept |= set(sorted({r["docs"][0] for r in files[name]})[:: args.every])
-        for group in (files, training, unseen):
+        for group in (files, training, held_out):
             for name in group:
                 if "enumeration" not in name:
                     group[name] = [r for r in group[name] if r["docs"][0] in kept]
@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "sample_docs.txt").write_text("\n".join(sample) + "\n")
     first = ("id", "docs", "question", "answerable", "hops", "type", "evidence", "answer")
-    for name, rows in {**files, **training, **unseen}.items():
+    for name, rows in {**files, **training, **held_out}.items():
         write_jsonl(out / name, [{**{k: r[k] for k in first}, **r} for r in rows])
     for folder in LINKED:  # so every file's docs, and the multi-hop sets', resolve against --out alone
         link = out / folder
@@ -462,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
           f"rendered page text: {stats['spans_found']}/{stats['spans']} ({share:.1%}); "
           f"{stats['spans_without_words']} spans without words dropped; "
           f"{stats['answerable_without_evidence']} answerable (NDA, hypothesis) pairs left without evidence")
-    for name, rows in unseen.items():
+    for name, rows in held_out.items():
         styles = collections.Counter(r["style"] for r in rows)
         print(f"  {name} (held-out wording, never trained on): {len(rows)} questions ({sum(r['answerable'] for r in rows)} answerable); by style: "
               + ", ".join(f"{s} {styles[s]}" for s in STYLES if styles[s]))
