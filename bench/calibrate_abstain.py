@@ -43,9 +43,11 @@ trained on the other contracts' questions of that kind decides them. The curve p
 the same held-out support against a sweep of thresholds.
 
 `--unseen-questions` (build.py's unseen_cuad.jsonl and unseen_contractnli.jsonl, wording no
-model was trained on) are only measured: each is read by the shipped question model, which never
-saw them, and decided by the fold model of its style and contract fold, which never trains on
-any of them; their held-out decisions are reported apart, as the figures for new wording.
+model was trained on, and its reserve_*.jsonl) are only measured: each is read by the shipped
+question model, which never saw them, and decided by the fold model of its style and contract
+fold, which never trains on any of them; each set's held-out decisions are reported apart, as
+the figures for new wording. The reserve is measured once per decision, after the decision and
+its criterion are written down (bench/phrasings/README.md).
 
 `--training-questions` (bench/phrasings/build.py's training-only phrasings) are only trained
 on, one in `--training-every` of them, and only those over contracts no measured question asks
@@ -120,6 +122,9 @@ L2 = 1.0  # sklearn's C: the default; the features are few and in [0, 1]
 # others tried (depth 2 x 100 trees, depth 3 x 300), judged by the cross-validation below
 TREES = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05, "l2_regularization": 1.0, "random_state": 0}
 TREES_FILE = "abstain_trees.npz"
+#: bench/phrasings/build.py's held-out wording sets, by the tag in their question ids: only
+#: measured, each reported apart (the reserve is measured once per decision: README there)
+HELD_OUT_WORDINGS = ("unseen", "reserve")
 
 
 def collect(
@@ -254,15 +259,20 @@ def breakdown(title: str, column: str, labels: np.ndarray, names: list[str], abs
         print(f"{'':{len(title) + 2}}{name:14} {int(rows.sum()):>6} {float(abstain[rows & (y == 0)].mean()):>15.3f} {float(abstain[rows & (y == 1)].mean()):>14.3f}")
 
 
-def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray, unseen: bool = False) -> None:
-    """The measured questions' held-out decisions: of the phrasing sets, or (`unseen`) of the
-    unseen-wording questions."""
-    measured = data["measured"] & (data["trainable"] != unseen)
+def held_out_wording(question_ids: np.ndarray) -> np.ndarray:
+    """Each question's held-out wording set by the tag in its id (`<source>/reserve/...`), or ""."""
+    return np.array([next((part for part in question_id.split("/") if part in HELD_OUT_WORDINGS), "") for question_id in question_ids])
+
+
+def report(data: dict[str, np.ndarray], support: np.ndarray, abstain: np.ndarray, wording: str = "") -> None:
+    """The measured questions' held-out decisions: of the phrasing sets, or of one held-out
+    wording set (`wording`: unseen, reserve)."""
+    measured = data["measured"] & (data["trainable"] if not wording else held_out_wording(data["ids"]) == wording)
     if not measured.any():
         return
     data = {key: value if key == "features" else value[measured] for key, value in data.items()}
     y, styles, support, abstain = data["y"], data["styles"], support[measured], abstain[measured]
-    print(f"\nheld-out decisions{' of the UNSEEN WORDING' if unseen else ''} (cross-validated by style x {CONTRACT_FOLDS} contract folds)")
+    print(f"\nheld-out decisions{f' of the {wording.upper()} WORDING' if wording else ''} (cross-validated by style x {CONTRACT_FOLDS} contract folds)")
     print(f"{'style':10} {'n':>6} {'answerable':>10} {'abstain recall':>15} {'false-abstain':>14}")
     table = {}
     for style in sorted(set(styles)) + ["all"]:
@@ -299,7 +309,8 @@ def main() -> int:
     parser.add_argument("--own-threshold", nargs="+", choices=list(TARGETS), default=[], metavar="KIND",
                         help="kinds of question (contract, nda) whose threshold is chosen on their own questions, against their targets")
     parser.add_argument("--per-kind", action="store_true", help="a threshold per kind of question: --own-threshold contract nda")
-    parser.add_argument("--unseen-questions", nargs="*", default=[], help="question files only measured, read by the question model in use (build.py's unseen_*.jsonl)")
+    parser.add_argument("--unseen-questions", nargs="*", default=[],
+                        help="question files only measured, read by the question model in use (build.py's unseen_*.jsonl or reserve_*.jsonl), reported per set")
     parser.add_argument("--training-questions", nargs="*", default=[], help="question files only trained on (their contracts must be unmeasured)")
     parser.add_argument("--training-every", type=int, default=4, metavar="N", help="train on one in N training questions (default 4)")
     parser.add_argument("--presence-folds", type=Path, help="presence fold models scoring each question's contract (bench/train_presence.py --folds-out)")
@@ -344,7 +355,7 @@ def main() -> int:
         f"{int(measured.sum())} questions, {int(y[measured].sum())} answerable, {len(set(data['contracts'][measured]))} contracts, "
         f"styles: {', '.join(sorted(set(data['styles'][measured])))}"
         + (f"; and {int(training_rows.sum())} training-only over {len(set(data['contracts'][training_rows]))} other contracts" if training_rows.any() else "")
-        + (f"; and {int(unseen_rows.sum())} of unseen wording, only measured" if unseen_rows.any() else "")
+        + (f"; and {int(unseen_rows.sum())} of held-out wording, only measured" if unseen_rows.any() else "")
     )
     print(sample)
     held_out = {}
@@ -355,7 +366,8 @@ def main() -> int:
         print(f"\n=== {kind}{' (decides)' if kind == args.model else ''}{', own thresholds: ' + ' and '.join(own) if own else ''}")
         held_out[kind] = cross_validate(data, FITS[kind], own)
         report(data, *held_out[kind])
-        report(data, *held_out[kind], unseen=True)
+        for wording in HELD_OUT_WORDINGS:
+            report(data, *held_out[kind], wording)
     support, _ = held_out[args.model]
 
     trainable = data["trainable"]  # never the unseen wording, which is only measured
