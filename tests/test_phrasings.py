@@ -140,7 +140,8 @@ def test_the_training_only_questions_never_repeat_an_evaluation_phrasing():
 
 def check_held_out_wording(written: dict) -> None:
     """A held-out wording set: 8 questions per CUAD category (a scenario twice), 7 per NDA term
-    (no party style), each by a named writer; a party question names {party} (and {other})."""
+    (no party style) and 8 "find all" requests per target, each by a named writer; a party
+    question names {party} (and {other})."""
     assert set(written["categories"]) == set(CUAD) and set(written["nda"]) == set(load("contractnli.json")["hypotheses"])
     for group, styles in (("categories", STYLES), ("nda", STYLES - {"party"})):
         for name, questions in written[group].items():
@@ -151,6 +152,11 @@ def check_held_out_wording(written: dict) -> None:
             for q in questions:
                 found = placeholders(q["text"])
                 assert (found and "{party}" in found and found <= {"{party}", "{other}"}) if q["style"] == "party" else not found, (name, q)
+    for target, requests in written["listings"].items():
+        assert target in ENUMERATION_TARGETS and len(requests) == 8 and len({r["form"] for r in requests}) >= 3, target
+        assert all(r["form"] in FORMS and r["writer"] in written["writers"] for r in requests), target
+        assert all(placeholders(r["text"]) == ({"{law}"} if target == "Governing Law" else set()) for r in requests), target
+    assert set(written["listings"]) == ENUMERATION_TARGETS
 
 
 def learnt_texts() -> set[str]:
@@ -160,36 +166,32 @@ def learnt_texts() -> set[str]:
 
 
 def test_the_unseen_wording_set_is_whole_and_apart_from_every_set_a_model_learns_from():
-    """unseen_wording.json: a held-out wording set with 8 "find all" requests per target; and no
-    question of it is in a file a model trains on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
+    """unseen_wording.json: a held-out wording set; and no question of it is in a file a model
+    trains on, beyond the 28 (25 of them keywords such as "choice of law") that writers of both sets
     happened to word alike when it was written."""
     unseen = load("unseen_wording.json")
     check_held_out_wording(unseen)
     assert all(placeholders(q["text"]) == {"{party}", "{other}"} for qs in unseen["categories"].values() for q in qs if q["style"] == "party")
-    for target, requests in unseen["listings"].items():  # "find all" requests, by a sixth writer
-        assert target in ENUMERATION_TARGETS and len(requests) == 8 and len({r["form"] for r in requests}) >= 3, target
-        assert all(r["form"] in FORMS and r["writer"] in unseen["writers"] for r in requests), target
-        assert all(placeholders(r["text"]) == ({"{law}"} if target == "Governing Law" else set()) for r in requests), target
-    assert set(unseen["listings"]) == ENUMERATION_TARGETS
     learnt = learnt_texts()
     shared = [q["text"] for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs if words(q["text"]) in learnt]
     assert len(shared) == 28, shared
 
 
 def test_the_reserve_wording_set_is_whole_and_apart_from_every_other_set():
-    """reserve_wording.json (stop 65): a held-out wording set by six new writers; of its 447
-    questions, only 21 keywords and two short questions that anyone would word alike are in a set a
-    model learns from or in the unseen set."""
+    """reserve_wording.json (stop 65): a held-out wording set by seven new writers; of its 583
+    questions and requests, only 36 keywords and four short questions that anyone would word alike
+    are in a set a model learns from or in the unseen set."""
     reserve, unseen = load("reserve_wording.json"), load("unseen_wording.json")
     check_held_out_wording(reserve)
     assert not set(reserve["writers"]) & set(unseen["writers"])
     elsewhere = learnt_texts() | {words(q["text"]) for group in ("categories", "nda", "listings") for qs in unseen[group].values() for q in qs}
-    texts = [q["text"] for group in ("categories", "nda") for qs in reserve[group].values() for q in qs]
+    texts = [q["text"] for group in ("categories", "nda", "listings") for qs in reserve[group].values() for q in qs]
     shared = [text for text in texts if words(text) in elsewhere]
-    assert len(texts) == 447
-    assert len(shared) == 23 and all(len(text.split()) <= 4 for text in shared if not text.endswith("?")), shared
+    assert len(texts) == 583
+    assert len(shared) == 40 and all(len(text.split()) <= 4 for text in shared if not text.endswith("?")), shared
     assert sorted(text for text in shared if text.endswith("?")) == [
-        "Are we allowed to say bad things about them publicly?", "Who are the parties to this agreement?",
+        "Are we allowed to say bad things about them publicly?", "Which contracts are governed by {law} law?",
+        "Which contracts stop a party from competing with the other?", "Who are the parties to this agreement?",
     ]
 
 
@@ -222,5 +224,7 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
             assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
         assert len(held_out["contractnli"]) == 7 * len(hypotheses)
         assert {r["question"] for r in held_out["contractnli"] if r["hypothesis"] == "nda-11"} == {q["text"] for q in written["nda"]["nda-11"]}
-    assert (tmp_path / "unseen_enumeration.jsonl").is_file() and not (tmp_path / "reserve_enumeration.jsonl").exists()
+    for wording in ("unseen", "reserve"):  # every "find all" request of each held-out set, with the same gold
+        requests = read(tmp_path / f"{wording}_enumeration.jsonl")
+        assert requests and all(r["phrasing"].startswith(f"{wording}/") for r in requests), wording
     assert (tmp_path / "cuad" / "pdf").is_dir() and (tmp_path / "public").is_dir()  # every file's docs resolve against the output folder

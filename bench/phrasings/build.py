@@ -13,7 +13,8 @@ Writes, in FORMAT.md's form (../shared/bench/FORMAT.md), into the git-ignored fo
 - unseen_cuad.jsonl, unseen_contractnli.jsonl and unseen_enumeration.jsonl: the same questions
   and "find all" requests asked in the phrasings of unseen_wording.json, written by six writers
   who saw none of the other sets, and which no model is trained on: wording the project never saw;
-  reserve_cuad.jsonl and reserve_contractnli.jsonl the same in reserve_wording.json's phrasings;
+  reserve_cuad.jsonl, reserve_contractnli.jsonl and reserve_enumeration.jsonl the same in
+  reserve_wording.json's phrasings;
 - training_cuad.jsonl and training_contractnli.jsonl: the same questions asked in the
   training-only phrasings of training_questions.json (K per question, --training-per-question),
   for fitting models that are then measured on the files above (bench/train_lead_model.py).
@@ -190,10 +191,9 @@ def training_phrasings() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
 
 def held_out_phrasings(file: str) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict[str, list[dict]]]:
     """A held-out wording set (unseen_wording.json, reserve_wording.json): its phrasings of each
-    CUAD category, of each ContractNLI hypothesis, and of each "find all" target (none in a set
-    written without requests over many contracts)."""
+    CUAD category, of each ContractNLI hypothesis, and of each "find all" target."""
     spec = json.loads((HERE / file).read_text(encoding="utf-8"))
-    return spec["categories"], spec["nda"], spec.get("listings", {})
+    return spec["categories"], spec["nda"], spec["listings"]
 
 
 def build_cuad(shared: Path, labels: dict, per_question: int | None, stats: dict,
@@ -422,8 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, file in HELD_OUT_WORDINGS.items():
         categories, hypotheses, listings = held_out_phrasings(file)
         tag = f"{name}/"
-        if listings:
-            held_out[f"{name}_enumeration.jsonl"] = build_enumeration(shared, labels, new_stats(), listings, tag)
+        held_out[f"{name}_enumeration.jsonl"] = build_enumeration(shared, labels, new_stats(), listings, tag)
         held_out[f"{name}_cuad.jsonl"] = build_cuad(shared, labels, None, new_stats(), categories, tag)
         held_out[f"{name}_contractnli.jsonl"] = build_contractnli(shared, out, None, args.limit, new_stats(), hypotheses, tag)
     if args.every > 1:  # a reproducible sample of contracts; the enumeration keeps all (it asks over all of them)
