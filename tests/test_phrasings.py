@@ -227,3 +227,33 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
         assert len(held_out["contractnli"]) == 7 * len(hypotheses)
         assert {r["question"] for r in held_out["contractnli"] if r["hypothesis"] == "nda-11"} == {q["text"] for q in written["nda"]["nda-11"]}
     assert (tmp_path / "cuad" / "pdf").is_dir() and (tmp_path / "public").is_dir()  # every file's docs resolve against the output folder
+
+
+NDA_TERM_EXAMPLES = load("nda_term_examples.json")
+
+
+def test_the_nda_term_examples_cover_each_term_the_presence_model_knows_alike():
+    from engine.fields.presence import NDA_PREFIX, PresenceModel
+
+    terms = {category for category in PresenceModel().categories if category.startswith(NDA_PREFIX)}
+    assert {f"{NDA_PREFIX}{term}" for term in NDA_TERM_EXAMPLES} == terms
+    for term, written in NDA_TERM_EXAMPLES.items():
+        assert len(written["states"]) == len(written["silent"]) == 40, term
+        assert not set(written["states"]) & set(written["silent"]), term
+        assert all(len(text.split()) >= 8 for text in written["states"] + written["silent"]), term
+
+
+@needs_shared_data
+def test_no_nda_term_example_that_states_a_term_is_taken_from_a_contractnli_dev_nda():
+    """The examples join every fold of the presence model's cross-validation over the dev NDAs:
+    a sentence copied from a dev NDA's evidence would flatter its held-out F1. NDAs share their
+    formulae ("furnish only that portion of the Confidential Information that is legally
+    required"), so runs of words recur (at most 18 of a sentence's 23 words), and the silent
+    examples include whole boilerplate sentences ("This Agreement may be executed in
+    counterparts"); no sentence that states a term is one of theirs."""
+    from tests.conftest import SHARED_DATA
+
+    ndas = json.loads((SHARED_DATA / "contractnli" / "dev.json").read_text(encoding="utf-8"))["documents"]
+    corpus = " ".join(words(nda["text"]) for nda in ndas)
+    copied = [(term, text) for term, written in NDA_TERM_EXAMPLES.items() for text in written["states"] if words(text) in corpus]
+    assert copied == []
