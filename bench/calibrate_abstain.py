@@ -35,8 +35,8 @@ held-out questions. `--own-threshold KIND ...` chooses the named kinds' threshol
 questions, each against its own targets, and leaves the other kind at the common one: a
 contract's clauses as above, an NDA's terms (the question model puts most of its probability
 on ContractNLI's hypotheses) abstain recall >= 0.80 and false-abstain <= 0.20, issue 16's
-targets for ContractNLI. `--per-kind` is `--own-threshold contract nda` (measured in stop 52
-and not in the default preset: see `threshold` in engine/answer/abstain.py). The figures
+targets for ContractNLI. `--per-kind` is `--own-threshold contract nda` (the default
+preset's since stop 66: see `threshold` in engine/answer/abstain.py). The figures
 printed per style are those held-out decisions: no question is decided by a model that saw its
 wording or its contract. Questions in no style (the multi-hop sets, each in a wording of its
 own, most about no CUAD category) are held out by contract alone: a model trained on the other

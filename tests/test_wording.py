@@ -151,9 +151,8 @@ def test_an_nda_term_asked_in_other_words_is_found_and_one_the_nda_lacks_is_not(
 ])
 def test_an_nda_term_is_decided_against_a_threshold_of_its_own(sample_library, question, kind):
     """Whether a question asks for an NDA's term comes from the question model's guess, not its
-    words. The shipped preset chooses the contract threshold on contract questions alone and
-    keeps an NDA's term at the one chosen on every question (stop 65); without `nda_threshold`
-    every question is decided against `threshold`."""
+    words. The shipped preset chooses each kind's threshold on its own questions, against its
+    own targets (stop 66); without `nda_threshold` every question is decided against `threshold`."""
     from engine.answer import abstain
 
     found = abstain.features(_evidence(sample_library, question, MUTUAL_NDA))
