@@ -64,6 +64,7 @@ from engine.ingest.parse import parse_contract
 
 MIN_POSITIVE_CONTRACTS = 5
 NDA_EXAMPLES = Path(__file__).parent / "phrasings" / "nda_term_examples.json"
+Examples = dict[str, tuple[sparse.csr_matrix, np.ndarray]]  # per category: example sentences' features, and 1 where one states it
 REGULARISATION = 4.0  # C; 1 and 16 gave the same or lower mean cross-validated dev F1
 FOLDS = 5
 
@@ -121,7 +122,7 @@ def nda_sentences(held: set[str], workers: int):
     return rows, truth
 
 
-def nda_examples(sentence_words, context_words) -> dict[str, tuple[sparse.csr_matrix, np.ndarray]]:
+def nda_examples(sentence_words, context_words) -> Examples:
     """Per NDA term, the hand-written example sentences' features (each read as a clause of its
     own, without a heading) and labels: 1 when it states the term, 0 when it does not."""
     examples = {}
@@ -139,7 +140,7 @@ class CategoryTable:
     and from `examples` (per category, sentences that belong to no contract and so join every
     fold's training)."""
 
-    def __init__(self, rows, truth: dict[str, dict[str, bool]], sentence_words, context_words, examples=None) -> None:
+    def __init__(self, rows, truth: dict[str, dict[str, bool]], sentence_words, context_words, examples: Examples | None = None) -> None:
         self.rows, self.truth = rows, truth
         self.x = features(sentence_words, context_words, [r[1] for r in rows])
         self.groups = np.array([r[0] for r in rows])
@@ -198,7 +199,10 @@ def main() -> int:
         for category in CATEGORIES
     }
     nda_rows, nda_truth = nda_sentences(held, args.workers)
-    tables = [CategoryTable(rows, cuad_truth, sentence_words, context_words), CategoryTable(nda_rows, nda_truth, sentence_words, context_words, nda_examples(sentence_words, context_words))]
+    tables = [
+        CategoryTable(rows, cuad_truth, sentence_words, context_words),
+        CategoryTable(nda_rows, nda_truth, sentence_words, context_words, nda_examples(sentence_words, context_words)),
+    ]
     coefficients, intercepts, thresholds, kept, cv_f1, dev_contracts = [], [], [], [], [], []
     fold_coefficients, fold_intercepts = [[] for _ in range(FOLDS)], [[] for _ in range(FOLDS)]
     for table in tables:
