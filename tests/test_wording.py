@@ -162,6 +162,22 @@ def test_an_nda_term_is_decided_against_a_threshold_of_its_own(sample_library, q
     assert abstain.threshold(shipped.model_copy(update={"nda_threshold": None}), found) == shipped.threshold
 
 
+def test_an_nda_term_asked_of_a_commercial_contract_is_decided_against_the_contract_threshold(sample_library):
+    """The NDA threshold was chosen on NDAs alone. G-Cloud's framework agreement lets each
+    party's confidential information go to its professional advisers; asked of it, an NDA
+    term's question is weighed against the contract threshold and answered (stop 66: against
+    the NDA one it was refused)."""
+    from engine.answer import abstain
+
+    evidence = _evidence(sample_library, "can we tell our lawyers about the confidential stuff?", GCLOUD)
+    found = abstain.features(evidence)
+    shipped = sample_library.settings.answer.abstain
+    assert found["nda_term"] >= abstain.NDA_KIND and not evidence.of_ndas
+    assert abstain.threshold(shipped, found, evidence.of_ndas) == shipped.threshold < shipped.nda_threshold
+    assert abstain.decide(evidence) == (False, pytest.approx(abstain.support(shipped, found)))
+    assert abstain.support(shipped, found) < shipped.nda_threshold
+
+
 @pytest.mark.parametrize(("contracts", "question", "term", "stated"), [
     ([HIGHWAYS_NDA, MUTUAL_NDA], "Is the recipient barred from reverse engineering prototypes or samples?", "NDA: No reverse engineering", 0.0),
     ([HIGHWAYS_NDA, MUTUAL_NDA], "Does the recipient have to tell the discloser before giving information to a court?",

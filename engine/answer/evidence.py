@@ -109,6 +109,12 @@ class Evidence:
         """Whether the presence classifier puts `sentence` in `category` (its own threshold)."""
         return self.reaches_threshold(category, self.category_score(sentence, category))
 
+    @property
+    def of_ndas(self) -> bool:
+        """Whether every contract in scope is an NDA: the kind of contract an NDA's terms were
+        learnt from, and the abstain decision's NDA threshold chosen on."""
+        return bool(self.graphs) and all(g.contract_type == NON_DISCLOSURE for g in self.graphs.values())
+
     def presence_flag(self, category: str) -> float:
         """Whether a contract in scope has `category` by its presence flag: its best sentence
         anywhere, not only among the passages retrieval put on top, reaches the category's
