@@ -109,6 +109,7 @@ from engine.query.query_adapter import MODEL_FILE as ADAPTER_MODEL  # noqa: E402
 from engine.service import Library  # noqa: E402
 from engine.settings import PRESETS_DIR  # noqa: E402
 from models.retrieval import Mode  # noqa: E402
+from phrasings.build import HELD_OUT_WORDINGS  # noqa: E402  (the held-out wording sets, by the tag in their question ids: only measured, each reported apart)
 
 TARGET_RECALL = 0.85  # abstain recall on unanswerable questions (issue 16)
 MAX_FALSE_ABSTAIN = 0.15  # false-abstain on answerable ones
@@ -123,9 +124,6 @@ L2 = 1.0  # sklearn's C: the default; the features are few and in [0, 1]
 # others tried (depth 2 x 100 trees, depth 3 x 300), judged by the cross-validation below
 TREES = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05, "l2_regularization": 1.0, "random_state": 0}
 TREES_FILE = "abstain_trees.npz"
-#: bench/phrasings/build.py's held-out wording sets, by the tag in their question ids: only
-#: measured, each reported apart (the reserve is measured once per decision: README there)
-HELD_OUT_WORDINGS = ("unseen", "reserve")
 
 
 def collect(
@@ -371,7 +369,7 @@ def main() -> int:
             report(data, *held_out[kind], wording)
     support, _ = held_out[args.model]
 
-    trainable = data["trainable"]  # never the unseen wording, which is only measured
+    trainable = data["trainable"]  # never a held-out wording, which is only measured
     logistic = fit_logistic(x[trainable], y[trainable])
     weights, bias = logistic.coef_[0], float(logistic.intercept_[0])
     print("\nlogistic fitted on every trainable question: " + ", ".join(f"{name} {w:+.2f}" for name, w in zip(FEATURES, weights)) + f", bias {bias:+.2f}")

@@ -128,7 +128,7 @@ def nda_examples(sentence_words, context_words) -> Examples:
     examples = {}
     for term, written in json.loads(NDA_EXAMPLES.read_text()).items():
         texts = written["states"] + written["silent"]
-        sentences = [ScoredSentence(None, presence_text(text), presence_text(text)) for text in texts]
+        sentences = [ScoredSentence(None, plain, plain) for plain in map(presence_text, texts)]
         labels = np.array([1] * len(written["states"]) + [0] * len(written["silent"]))
         examples[f"{NDA_PREFIX}{term}"] = (features(sentence_words, context_words, sentences), labels)
     return examples
