@@ -27,12 +27,6 @@ terms' mean cross-validated F1 went 0.835 -> 0.868 (weights 0.5 and 2 alike: 0.8
 0.54 -> 0.64, "Return of confidential information" 0.48 -> 0.53; "Survival of obligations"
 lost 0.89 -> 0.86.
 
-CUAD's categories learn the same way from hand-written sentences (bench/phrasings/
-cuad_category_examples.json: per category 40 that a reviewer would highlight as the clause and
-40 from the same kinds of contracts on the nearest subjects), written by five writers, each a
-commercial lawyer given only CUAD's category descriptions, who never read a CUAD contract; none
-of the sentences that state a category is one of the dev contracts' labelled spans (stop 67).
-
 Writes engine/fields/presence_model.npz. `--hold-docs` (contract ids, one per line; an NDA as
 contractnli:<id>) leaves those contracts out of training and `--out` writes the model
 elsewhere: a model that never read the labels of the contracts an evaluation asks about, so
@@ -70,7 +64,6 @@ from engine.ingest.parse import parse_contract
 
 MIN_POSITIVE_CONTRACTS = 5
 NDA_EXAMPLES = Path(__file__).parent / "phrasings" / "nda_term_examples.json"
-CUAD_EXAMPLES = Path(__file__).parent / "phrasings" / "cuad_category_examples.json"
 Examples = dict[str, tuple[sparse.csr_matrix, np.ndarray]]  # per category: example sentences' features, and 1 where one states it
 REGULARISATION = 4.0  # C; 1 and 16 gave the same or lower mean cross-validated dev F1
 FOLDS = 5
@@ -129,16 +122,15 @@ def nda_sentences(held: set[str], workers: int):
     return rows, truth
 
 
-def written_examples(path: Path, sentence_words, context_words, prefix: str = "") -> Examples:
-    """Per category (named `prefix` + its key in `path`), the hand-written example sentences'
-    features (each read as a clause of its own, without a heading) and labels: 1 when it states
-    the category, 0 when it does not."""
+def nda_examples(sentence_words, context_words) -> Examples:
+    """Per NDA term, the hand-written example sentences' features (each read as a clause of its
+    own, without a heading) and labels: 1 when it states the term, 0 when it does not."""
     examples = {}
-    for category, written in json.loads(path.read_text(encoding="utf-8")).items():
+    for term, written in json.loads(NDA_EXAMPLES.read_text()).items():
         texts = written["states"] + written["silent"]
         sentences = [ScoredSentence(None, plain, plain) for plain in map(presence_text, texts)]
         labels = np.array([1] * len(written["states"]) + [0] * len(written["silent"]))
-        examples[f"{prefix}{category}"] = (features(sentence_words, context_words, sentences), labels)
+        examples[f"{NDA_PREFIX}{term}"] = (features(sentence_words, context_words, sentences), labels)
     return examples
 
 
@@ -208,8 +200,8 @@ def main() -> int:
     }
     nda_rows, nda_truth = nda_sentences(held, args.workers)
     tables = [
-        CategoryTable(rows, cuad_truth, sentence_words, context_words, written_examples(CUAD_EXAMPLES, sentence_words, context_words)),
-        CategoryTable(nda_rows, nda_truth, sentence_words, context_words, written_examples(NDA_EXAMPLES, sentence_words, context_words, NDA_PREFIX)),
+        CategoryTable(rows, cuad_truth, sentence_words, context_words),
+        CategoryTable(nda_rows, nda_truth, sentence_words, context_words, nda_examples(sentence_words, context_words)),
     ]
     coefficients, intercepts, thresholds, kept, cv_f1, dev_contracts = [], [], [], [], [], []
     fold_coefficients, fold_intercepts = [[] for _ in range(FOLDS)], [[] for _ in range(FOLDS)]

@@ -230,20 +230,17 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
 
 
 NDA_TERM_EXAMPLES = load("nda_term_examples.json")
-CUAD_CATEGORY_EXAMPLES = load("cuad_category_examples.json")
 
 
-@pytest.mark.parametrize("examples, prefix", [(NDA_TERM_EXAMPLES, "NDA: "), (CUAD_CATEGORY_EXAMPLES, "")], ids=["nda", "cuad"])
-def test_the_written_examples_cover_each_category_the_presence_model_knows_alike(examples, prefix):
-    from engine.fields.presence import CATEGORIES, NDA_PREFIX, PresenceModel
+def test_the_nda_term_examples_cover_each_term_the_presence_model_knows_alike():
+    from engine.fields.presence import NDA_PREFIX, PresenceModel
 
-    known = set(PresenceModel().categories)
-    expected = {c for c in known if c.startswith(NDA_PREFIX)} if prefix == NDA_PREFIX else set(CATEGORIES) & known
-    assert {f"{prefix}{category}" for category in examples} == expected
-    for category, written in examples.items():
-        assert len(written["states"]) == len(written["silent"]) == 40, category
-        assert not set(written["states"]) & set(written["silent"]), category
-        assert all(len(text.split()) >= 8 for text in written["states"] + written["silent"]), category
+    terms = {category for category in PresenceModel().categories if category.startswith(NDA_PREFIX)}
+    assert {f"{NDA_PREFIX}{term}" for term in NDA_TERM_EXAMPLES} == terms
+    for term, written in NDA_TERM_EXAMPLES.items():
+        assert len(written["states"]) == len(written["silent"]) == 40, term
+        assert not set(written["states"]) & set(written["silent"]), term
+        assert all(len(text.split()) >= 8 for text in written["states"] + written["silent"]), term
 
 
 @needs_shared_data
@@ -260,21 +257,3 @@ def test_no_nda_term_example_that_states_a_term_is_taken_from_a_contractnli_dev_
     corpus = " ".join(words(nda["text"]) for nda in ndas)
     copied = [(term, text) for term, written in NDA_TERM_EXAMPLES.items() for text in written["states"] if words(text) in corpus]
     assert copied == []
-
-
-@needs_shared_data
-def test_no_cuad_category_example_that_states_a_category_is_a_dev_contracts_labelled_span():
-    """As for the NDA terms: the examples join every fold of the cross-validation over the dev
-    contracts, so a lawyer's span copied from one (or a sentence holding one) would flatter the
-    held-out F1. Spans under eight words ("Governing Law", a date) are any contract's words."""
-    from tests.conftest import SHARED_DATA
-
-    folder = SHARED_DATA / "cuad"
-    dev = {row["id"] for row in read(folder / "manifest.jsonl") if row["split"] == "dev"}
-    spans = [words(answer["text"]) for row in read(folder / "labels.jsonl") if row["id"] in dev for answer in row["answers"]]
-    spans = [span for span in spans if len(span.split()) >= 8]
-    assert len(spans) > 5000  # the dev contracts' labels were read
-    labelled = " | ".join(spans)
-    stating = [(category, words(text)) for category, written in CUAD_CATEGORY_EXAMPLES.items() for text in written["states"]]
-    assert [(c, text) for c, text in stating if text in labelled] == []
-    assert [(c, text) for c, text in stating for span in spans if span in text] == []
