@@ -154,6 +154,7 @@ TIERS = {
     "test_retrieval_stages.py": "integration",
     "test_review.py": "integration",
     "test_phrasings.py": "unit",
+    "test_offcategory.py": "unit",
     "test_playbook.py": "unit",
     "test_query_adapter.py": "unit",
     "test_settings.py": "unit",
