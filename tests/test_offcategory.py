@@ -1,6 +1,6 @@
-"""The off-category question set (bench/offcategory/public.jsonl) holds to FORMAT.md: a question
-whose gold snippet is not on its page could never be found, and would count against retrieval
-whatever the app did."""
+"""The off-category question sets (bench/offcategory) hold to FORMAT.md: a question whose gold
+snippet is not on its page could never be found, and would count against retrieval whatever the
+app did; a training question on a test contract would leak the held-out split."""
 
 from __future__ import annotations
 
@@ -15,32 +15,51 @@ from engine.eval.scores import snippet_found
 from engine.text.normalise import normalise
 from tests.conftest import SHARED_DATA, needs_shared_data
 
-QUESTIONS = Path(__file__).parents[1] / "bench" / "offcategory" / "public.jsonl"
+FOLDER = Path(__file__).parents[1] / "bench" / "offcategory"
 STYLES = {"plain", "keyword", "yesno", "scenario", "legal", "typo"}
+#: file -> (questions, the folder of ../shared/data its contracts are in, contracts)
+SETS = {"public.jsonl": (150, "public/", 6), "training.jsonl": (296, "cuad/pdf/", 32)}
 
 
-def questions() -> list[dict]:
-    return [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
+def questions(name: str) -> list[dict]:
+    return [json.loads(line) for line in (FOLDER / name).read_text(encoding="utf-8").splitlines()]
 
 
-def test_the_set_asks_each_style_alike_with_answerable_and_unanswerable_questions_on_every_contract():
-    rows = questions()
-    assert len({q["id"] for q in rows}) == len(rows) == 150
-    assert set(Counter(q["style"] for q in rows)) == STYLES and min(Counter(q["style"] for q in rows).values()) >= 23
+@pytest.mark.parametrize("name", SETS)
+def test_each_set_asks_each_style_alike_with_answerable_and_unanswerable_questions_on_every_contract(name):
+    count, folder, contracts = SETS[name]
+    rows = questions(name)
+    assert len({q["id"] for q in rows}) == len(rows) == count
+    styles = Counter(q["style"] for q in rows)
+    assert set(styles) == STYLES and max(styles.values()) - min(styles.values()) <= 3
+    assert len({q["docs"][0] for q in rows}) == contracts
     for contract in {q["docs"][0] for q in rows}:
-        asked = [q for q in rows if q["docs"][0] == contract]
-        assert {q["answerable"] for q in asked} == {True, False}, contract
+        assert {q["answerable"] for q in rows if q["docs"][0] == contract} == {True, False}, contract
     for q in rows:
-        assert q["docs"][0].startswith("public/") and len(q["docs"]) == 1
+        assert q["docs"][0].startswith(folder) and len(q["docs"]) == 1
         assert q["answerable"] == bool(q["evidence"]) == (q["type"] != "unanswerable"), q["id"]
         assert q["answerable"] or q["absent_checked"], q["id"]  # the words searched for before calling it unanswerable
 
 
+def test_the_two_sets_share_no_contract_and_no_question():
+    public, training = questions("public.jsonl"), questions("training.jsonl")
+    assert not {q["docs"][0] for q in public} & {q["docs"][0] for q in training}
+    assert not {q["question"].lower() for q in public} & {q["question"].lower() for q in training}
+
+
 @needs_shared_data
-def test_every_gold_snippet_is_on_its_page():
+def test_the_training_questions_ask_about_dev_contracts_only():
+    manifest = [json.loads(line) for line in (SHARED_DATA / "cuad" / "manifest.jsonl").read_text().splitlines()]
+    split = {f"cuad/{row['file']}": row["split"] for row in manifest}
+    assert {split[q["docs"][0]] for q in questions("training.jsonl")} == {"dev"}
+
+
+@needs_shared_data
+@pytest.mark.parametrize("name", SETS)
+def test_every_gold_snippet_is_on_its_page(name):
     pages: dict[str, list[str]] = {}
     missing = []
-    for q in questions():
+    for q in questions(name):
         doc = q["docs"][0]
         if doc not in pages:
             with pymupdf.open(SHARED_DATA / doc) as pdf:
