@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from pathlib import Path
@@ -24,6 +25,11 @@ needs_shared_data = pytest.mark.skipif(
     not (SHARED_DATA / "cuad" / "pdf").is_dir(),
     reason=f"needs the shared evaluation data at {SHARED_DATA} (present in CI, absent in a plain clone)",
 )
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The objects of a JSON-lines file (a question set, a manifest), one a line."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 class Parsed:

@@ -4,7 +4,6 @@ app did; a training question on a test contract would leak the held-out split.""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 from engine.eval.scores import snippet_found
 from engine.text.normalise import normalise
-from tests.conftest import SHARED_DATA, needs_shared_data
+from tests.conftest import SHARED_DATA, needs_shared_data, read_jsonl
 
 FOLDER = Path(__file__).parents[1] / "bench" / "offcategory"
 STYLES = {"plain", "keyword", "yesno", "scenario", "legal", "typo"}
@@ -22,7 +21,7 @@ SETS = {"public.jsonl": (150, "public/", 6), "training.jsonl": (296, "cuad/pdf/"
 
 
 def questions(name: str) -> list[dict]:
-    return [json.loads(line) for line in (FOLDER / name).read_text(encoding="utf-8").splitlines()]
+    return read_jsonl(FOLDER / name)
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -49,8 +48,7 @@ def test_the_two_sets_share_no_contract_and_no_question():
 
 @needs_shared_data
 def test_the_training_questions_ask_about_dev_contracts_only():
-    manifest = [json.loads(line) for line in (SHARED_DATA / "cuad" / "manifest.jsonl").read_text().splitlines()]
-    split = {f"cuad/{row['file']}": row["split"] for row in manifest}
+    split = {f"cuad/{row['file']}": row["split"] for row in read_jsonl(SHARED_DATA / "cuad" / "manifest.jsonl")}
     assert {split[q["docs"][0]] for q in questions("training.jsonl")} == {"dev"}
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import needs_shared_data
+from tests.conftest import needs_shared_data, read_jsonl
 
 FOLDER = Path(__file__).resolve().parents[1] / "bench" / "phrasings"
 STYLES = {"plain", "legal", "yesno", "keyword", "party", "scenario", "typo"}
@@ -22,10 +22,6 @@ ENUMERATION_TARGETS = {
     "Renewal Term", "Ip Ownership Assignment", "No-Solicit Of Employees", "Covenant Not To Sue",
     "Non-Transferable License", "Warranty Duration",
 }
-
-
-def read(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def load(name: str) -> dict:
@@ -202,8 +198,8 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
     and measured on the others never saw a measured wording."""
     build = runpy.run_path(str(FOLDER / "build.py"))
     assert build["main"](["--out", str(tmp_path), "--every", "20", "--limit", "3", "--per-question", "1", "--training-per-question", "2"]) == 0
-    measured = {name: read(tmp_path / f"{name}.jsonl") for name in ("cuad_phrasings", "contractnli_dev")}
-    training = {name: read(tmp_path / f"training_{name}.jsonl") for name in ("cuad", "contractnli")}
+    measured = {name: read_jsonl(tmp_path / f"{name}.jsonl") for name in ("cuad_phrasings", "contractnli_dev")}
+    training = {name: read_jsonl(tmp_path / f"training_{name}.jsonl") for name in ("cuad", "contractnli")}
     texts = load("training_questions.json")
     allowed = {p["text"] for group in ("categories", "nda") for phrasings in texts[group].values() for p in phrasings}
     for name, rows in training.items():
@@ -215,12 +211,12 @@ def test_the_training_files_ask_the_sampled_questions_in_training_phrasings_only
         assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
     hypotheses = {(r["docs"][0], r["hypothesis"]) for r in measured["contractnli_dev"]}
     for wording in ("unseen", "reserve"):  # every phrasing of each held-out set, asked of the same questions
-        held_out = {name: read(tmp_path / f"{wording}_{name}.jsonl") for name in ("cuad", "contractnli")}
+        held_out = {name: read_jsonl(tmp_path / f"{wording}_{name}.jsonl") for name in ("cuad", "contractnli")}
         written = load(f"{wording}_wording.json")
         for name, rows in held_out.items():
             assert rows and all(r["phrasing"].startswith(f"{wording}/") for r in rows), name
             assert {r["docs"][0] for r in rows} == {r["docs"][0] for r in measured["cuad_phrasings" if name == "cuad" else "contractnli_dev"]}
-        requests = read(tmp_path / f"{wording}_enumeration.jsonl")  # and its "find all" requests
+        requests = read_jsonl(tmp_path / f"{wording}_enumeration.jsonl")  # and its "find all" requests
         assert requests and all(r["phrasing"].startswith(f"{wording}/") for r in requests), wording
         for row in held_out["cuad"] + held_out["contractnli"]:
             assert row["evidence"] == gold[(row["docs"][0], row.get("source_id") or row.get("hypothesis"))]
