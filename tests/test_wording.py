@@ -155,11 +155,12 @@ def test_an_nda_term_is_decided_against_a_threshold_of_its_own(sample_library, q
     own targets (stop 66); without `nda_threshold` every question is decided against `threshold`."""
     from engine.answer import abstain
 
-    found = abstain.features(_evidence(sample_library, question, MUTUAL_NDA))
+    evidence = _evidence(sample_library, question, MUTUAL_NDA)
+    found = abstain.features(evidence)
     shipped = sample_library.settings.answer.abstain
     assert shipped.nda_threshold is not None and shipped.nda_threshold != shipped.threshold
-    assert abstain.threshold(shipped, found) == (shipped.nda_threshold if kind == "nda" else shipped.threshold)
-    assert abstain.threshold(shipped.model_copy(update={"nda_threshold": None}), found) == shipped.threshold
+    assert abstain.threshold(shipped, found, evidence.of_ndas) == (shipped.nda_threshold if kind == "nda" else shipped.threshold)
+    assert abstain.threshold(shipped.model_copy(update={"nda_threshold": None}), found, evidence.of_ndas) == shipped.threshold
 
 
 def test_an_nda_term_asked_of_a_commercial_contract_is_decided_against_the_contract_threshold(sample_library):

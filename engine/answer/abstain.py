@@ -137,7 +137,7 @@ def decide(evidence: Evidence) -> tuple[bool, float]:
     return probability < threshold(calibration, found, evidence.of_ndas), probability
 
 
-def threshold(calibration: AbstainSettings, features: dict[str, float], of_ndas: bool = True) -> float:
+def threshold(calibration: AbstainSettings, features: dict[str, float], of_ndas: bool) -> float:
     """The threshold for this kind of question: an NDA's term (the question model puts most of
     its probability on ContractNLI's hypotheses) asked `of_ndas` has its own when the preset
     sets one. An NDA's evidence nearly always speaks of confidential information, so the support
