@@ -8,7 +8,7 @@ from engine.cli import main
 from engine.eval.scores import ContextPassage, Evidence, Output, Question, context_prefix, score, snippet_found, snippet_share
 from engine.settings import SAMPLES_DIR, Settings
 from engine.text.normalise import normalise
-from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA
+from tests.conftest import GCLOUD, HIGHWAYS_NDA, MUTUAL_NDA, read_jsonl
 
 GOVERNED = "This Agreement is governed by, and is to be construed in accordance with, English law."
 
@@ -92,7 +92,7 @@ def test_eval_writes_format_lines_and_prints_the_scores(tmp_path, capsys):
     code = main(["eval", "--db", str(tmp_path / "store"), "--questions", str(questions), "--out", str(out), "--data", str(SAMPLES_DIR)])
     printed = capsys.readouterr().out
     assert code == 0
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    lines = read_jsonl(out)
     assert [line["id"] for line in lines] == ["q1", "q2"]
     assert set(lines[0]) == {"id", "abstained", "answer", "context", "citations", "seconds", "preset", "settings_hash"}
     assert {(line["preset"], line["settings_hash"]) for line in lines} == {("default", Settings().fingerprint())}
